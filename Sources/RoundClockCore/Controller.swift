@@ -1,0 +1,218 @@
+/// Something the controller did, for the log, the buzzer and the frames file.
+public enum Occurrence<Instant: InstantProtocol & Sendable>: Sendable, Hashable where Instant.Duration == Duration {
+    /// A buzzer signal whose ideal instant is `at`.
+    case signal(Signal, at: Instant)
+    /// A command that changed the session.
+    case action(Action, at: Instant)
+}
+
+/// Commands, from buttons or elsewhere; logged as `Action`s when they change something.
+public enum Action: Sendable, Hashable, CustomStringConvertible {
+    case start, resume, restart, pause, reset, skip
+    case program(String)
+    public var description: String {
+        switch self {
+        case .program(let name): "program \(name)"
+        default: "\(self)".lowercased()
+        }
+    }
+}
+
+/// The clock's whole behaviour as a pure value: the session, the button gestures and
+/// their meaning, buzzer signals, the face, and when anything next happens.
+/// The service only feeds it instants and button edges and carries out what it returns.
+public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    public private(set) var session: Session<Instant>
+    /// Programs MODE cycles through.
+    public let catalog: [Program]
+    /// Boards without a MODE button cycle programs with a long STOP while ready.
+    public let hasModeButton: Bool
+    /// How long a button must be held for a long press.
+    public let longPress: Duration
+    public var cadence: Cadence
+    private var trackers: [Button: ButtonTracker<Instant>] = [:]
+    private var stopPressedWhileIdle = false
+    /// Index into `program.signals` of the next signal to fire.
+    private var signalCursor = 0
+    /// Latest instant processed; events before it are treated as happening at it.
+    public private(set) var processedUntil: Instant?
+
+    public init(program: Program, catalog: [Program] = Presets.cycle, hasModeButton: Bool = true,
+                longPress: Duration = .seconds(2), cadence: Cadence = .seconds) {
+        self.session = Session(program: program)
+        self.catalog = catalog.isEmpty ? [program] : catalog
+        self.hasModeButton = hasModeButton
+        self.longPress = longPress
+        self.cadence = cadence
+    }
+
+    public var program: Program { session.program }
+
+    // MARK: Inputs
+
+    /// Processes everything due up to `event.at`, then the event itself.
+    public mutating func handle(_ event: ButtonEvent<Instant>) -> [Occurrence<Instant>] {
+        var out = advance(to: event.at)
+        let at = max(event.at, processedUntil ?? event.at)
+        var tracker = trackers[event.button] ?? ButtonTracker()
+        switch event.edge {
+        case .release:
+            tracker.release()
+            trackers[event.button] = tracker
+        case .press:
+            let isNew = tracker.press(at: at)
+            trackers[event.button] = tracker
+            if isNew { out += pressed(event.button, at: at) }
+        }
+        return out
+    }
+
+    /// Fires, in time order, the long presses and signals due up to `now`.
+    public mutating func advance(to now: Instant) -> [Occurrence<Instant>] {
+        var out: [Occurrence<Instant>] = []
+        while true {
+            let longDue = nextLongPress().flatMap { $0.at <= now ? $0 : nil }
+            let signalDue = nextSignalInstant().flatMap { $0 <= now ? $0 : nil }
+            if let long = longDue, signalDue.map({ long.at <= $0 }) ?? true {
+                trackers[long.button]?.markLongPressFired()
+                out += longPressed(long.button, at: long.at)
+            } else if let signalAt = signalDue {
+                out.append(.signal(program.signals[signalCursor].signal, at: signalAt))
+                signalCursor += 1
+            } else {
+                break
+            }
+        }
+        if processedUntil.map({ $0 < now }) ?? true { processedUntil = now }
+        return out
+    }
+
+    /// Carries out a command directly (not via a button).
+    public mutating func perform(_ action: Action, at now: Instant) -> [Occurrence<Instant>] {
+        var out = advance(to: now)
+        let state = session.state(at: now)
+        var changed: Bool
+        switch action {
+        case .start, .restart:
+            changed = session.start(at: now)
+            if changed, state != .paused { signalCursor = 0 }
+        case .resume: changed = session.resume(at: now)
+        case .pause: changed = session.pause(at: now)
+        case .reset:
+            changed = session.reset()
+            signalCursor = 0
+        case .skip:
+            changed = session.skipPhase(at: now)
+            if changed { signalCursor = program.firstSignalIndex(atOrAfter: session.elapsed(at: now)) }
+        case .program(let name):
+            guard let next = catalog.first(where: { $0.name == name }) ?? (try? ProgramSpec.parse(name)) else { return out }
+            select(next)
+            changed = true
+        }
+        if changed {
+            let logged: Action = action == .start ? (state == .paused ? .resume : state == .finished ? .restart : .start) : action
+            out.append(.action(logged, at: now))
+            out += advance(to: now)
+        }
+        return out
+    }
+
+    // MARK: Button meaning
+
+    private var isIdle: Bool { program.kind == .wallClock || processedUntil.map { session.state(at: $0) == .ready } ?? true }
+
+    private mutating func pressed(_ button: Button, at now: Instant) -> [Occurrence<Instant>] {
+        switch button {
+        case .start:
+            // Starts, resumes or restarts; nothing while running.
+            guard program.kind == .intervals, session.state(at: now) != .running else { return [] }
+            return perform(.start, at: now)
+        case .stop:
+            stopPressedWhileIdle = isIdle
+            switch session.state(at: now) {
+            case .running: return perform(.pause, at: now)
+            case .paused, .finished: return perform(.reset, at: now)
+            case .ready: return []
+            }
+        case .mode:
+            return isIdle ? cycleProgram(at: now) : []
+        }
+    }
+
+    private mutating func longPressed(_ button: Button, at now: Instant) -> [Occurrence<Instant>] {
+        guard button == .stop else { return [] }
+        if stopPressedWhileIdle {
+            return hasModeButton ? [] : cycleProgram(at: now)
+        }
+        return perform(.reset, at: now)
+    }
+
+    private mutating func cycleProgram(at now: Instant) -> [Occurrence<Instant>] {
+        let index = catalog.firstIndex { $0.name == program.name }.map { ($0 + 1) % catalog.count } ?? 0
+        select(catalog[index])
+        return [.action(.program(catalog[index].name), at: now)]
+    }
+
+    private mutating func select(_ next: Program) {
+        session = Session(program: next)
+        signalCursor = 0
+    }
+
+    private func nextLongPress() -> (button: Button, at: Instant)? {
+        var best: (button: Button, at: Instant)?
+        for button in Button.allCases {
+            if let at = trackers[button]?.longPressDeadline(threshold: longPress), best.map({ at < $0.at }) ?? true {
+                best = (button, at)
+            }
+        }
+        return best
+    }
+
+    private func nextSignalInstant() -> Instant? {
+        guard signalCursor < program.signals.count else { return nil }
+        return session.instant(atElapsed: program.signals[signalCursor].offset)
+    }
+
+    // MARK: Output
+
+    /// What the panels show at `now`; `wallTime` is the local wall time at `now`.
+    public func face(at now: Instant, wallTime: WallTime) -> Face {
+        if let snapshot = session.snapshot(at: now) {
+            return FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).face
+        }
+        return FaceBuilder.clockFace(program: program, wallTime: wallTime, cadence: cadence).face
+    }
+
+    /// The first instant after `now` at which the face changes by itself.
+    public func nextFaceChange(after now: Instant, wallTime: WallTime) -> Instant? {
+        if let snapshot = session.snapshot(at: now) {
+            return FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) }
+        }
+        let next = FaceBuilder.clockFace(program: program, wallTime: wallTime, cadence: cadence).next
+        return now.advanced(by: wallTime.duration(to: next))
+    }
+
+    /// When the loop must wake next: a face change, a signal or a long press.
+    public func nextDeadline(after now: Instant, wallTime: WallTime) -> Instant? {
+        [nextFaceChange(after: now, wallTime: wallTime), nextSignalInstant(), nextLongPress()?.at]
+            .compactMap { $0 }.min()
+    }
+
+    /// State, phase and round for logs and the frames file.
+    public func status(at now: Instant) -> Status {
+        guard let s = session.snapshot(at: now) else {
+            return Status(state: "clock", phase: "clock", round: 0, rounds: 0)
+        }
+        return Status(state: s.state.rawValue, phase: s.phase.kind.rawValue, round: s.round, rounds: s.rounds)
+    }
+}
+
+/// The session's state as reported in the frames file and logs.
+public struct Status: Sendable, Hashable {
+    /// `ready`, `running`, `paused`, `finished`, or `clock` in clock mode.
+    public var state: String
+    /// `prep`, `work`, `rest`, or `clock`.
+    public var phase: String
+    public var round: Int
+    public var rounds: Int
+}

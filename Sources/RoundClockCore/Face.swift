@@ -1,0 +1,101 @@
+/// The panels a clock can have. A board maps each role to a backpack on the bus.
+public enum PanelRole: String, Sendable, Hashable, CaseIterable {
+    /// Four digits with a colon: the time.
+    case time
+    /// Four digits: round and number of rounds, `rr.tt` (` 3.12` = round 3 of 12).
+    case round
+    /// Four alphanumeric characters: `PREP`, `WORK`, `REST`, `DONE`, or the program's label.
+    case phase
+}
+
+/// What one panel shows: text in the panel text format, and whether the whole panel
+/// blinks (hardware blink, 1 Hz; used while paused).
+public struct PanelText: Sendable, Hashable, CustomStringConvertible {
+    public var text: String
+    public var blinking: Bool
+    public init(_ text: String, blinking: Bool = false) {
+        self.text = text
+        self.blinking = blinking
+    }
+    public var description: String { blinking ? "\(text) (blinking)" : text }
+}
+
+/// Everything the clock shows at one instant.
+public struct Face: Sendable, Hashable {
+    public var time: PanelText
+    public var round: PanelText
+    public var phase: PanelText
+
+    public subscript(role: PanelRole) -> PanelText {
+        switch role {
+        case .time: time
+        case .round: round
+        case .phase: phase
+        }
+    }
+}
+
+/// Builds faces from snapshots and the wall clock, and says how long each stays valid.
+public enum FaceBuilder {
+    /// The face for a timed session, and the time until it changes if the session keeps
+    /// running (`nil`: it will not change by itself).
+    public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds) -> (face: Face, changesIn: Duration?) {
+        let reading = s.phase.counting == .down
+            ? PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence)
+            : PanelTime.countUp(s.elapsedInPhase, cadence: cadence)
+        let running = s.state == .running
+        var time = reading.text
+        // A frozen H:MM reading keeps its colon lit so it cannot be read as M:SS.
+        if !running, !time.contains(":"), !time.contains("."), time.count == 4 {
+            time.insert(":", at: time.index(time.startIndex, offsetBy: 2))
+        }
+        let phaseText: String
+        switch s.state {
+        case .ready: phaseText = label(program.label)
+        case .finished: phaseText = "DONE"
+        case .running, .paused: phaseText = s.phase.kind.rawValue.uppercased()
+        }
+        let face = Face(
+            time: PanelText(time, blinking: s.state == .paused),
+            round: PanelText(roundText(round: s.round, of: s.rounds)),
+            phase: PanelText(phaseText))
+        guard running else { return (face, nil) }
+        var changesIn = reading.changesIn
+        if let remaining = s.remainingInPhase, remaining > .zero {
+            changesIn = min(changesIn ?? remaining, remaining)
+        }
+        return (face, changesIn)
+    }
+
+    /// The wall-clock face (`HH:MM`, 24 h) and the wall instant at which it next changes.
+    /// Cadence `.seconds` blinks the colon at 1 Hz; `.minutes` keeps it lit and changes
+    /// only on the minute.
+    public static func clockFace(program: Program, wallTime: WallTime, cadence: Cadence = .seconds) -> (face: Face, next: WallTime) {
+        let reading = PanelTime.clock(timeOfDay: wallTime.timeOfDay)
+        var text = reading.text
+        let next: WallTime?
+        if cadence == .minutes {
+            if !text.contains(":") { text.insert(":", at: text.index(text.startIndex, offsetBy: 2)) }
+            next = EveryMinuteSchedule().next(after: wallTime)
+        } else {
+            next = PeriodicSchedule(from: WallTime(sinceEpoch: .zero), by: PanelTime.halfSecond).next(after: wallTime)
+        }
+        let face = Face(time: PanelText(text), round: PanelText("    "), phase: PanelText(label(program.label)))
+        return (face, next ?? wallTime.advanced(by: .seconds(60)))
+    }
+
+    /// `rr.tt`: round right-aligned in two digits (`--` during prep), the point of the
+    /// second digit lit, the number of rounds right-aligned in the last two. Blank for
+    /// single-round programs.
+    public static func roundText(round: Int, of rounds: Int) -> String {
+        guard rounds > 1 else { return "    " }
+        func two(_ n: Int) -> String { n < 10 ? " \(n)" : "\(min(n, 99))" }
+        return (round == 0 ? "--" : two(round)) + "." + two(rounds)
+    }
+
+    /// A label padded or cut to the four positions of the phase panel, left-aligned.
+    public static func label(_ text: String) -> String {
+        let cut = String(text.uppercased().prefix(4))
+        return cut + String(repeating: " ", count: 4 - cut.count)
+    }
+}

@@ -1,0 +1,123 @@
+/// Renders a time value onto the four digit positions of a time panel.
+///
+/// - Under 100 minutes: `mm:ss`, the leading tens-of-minutes zero blank (` 9:59`,
+///   `10:00`, ` 0:05`).
+/// - From 100 minutes: `H:MM` hours and minutes; since ` 1:40` alone would read as
+///   1 min 40 s, the colon blinks at 1 Hz (lit in the first half of each second).
+/// - Countdowns show the ceiling of the remaining time, count-ups the floor.
+public enum PanelTime {
+    static let second = Duration.seconds(1)
+    static let halfSecond = Duration.milliseconds(500)
+    static let minute = Duration.seconds(60)
+    static let hundredth = Duration.milliseconds(10)
+    /// Seconds at which `mm:ss` gives way to `H:MM` (100 minutes).
+    static let hoursFrom: Int64 = 6000
+    /// Largest value a panel can show in `H:MM`: 99:59.
+    static let maximumMinutes: Int64 = 99 * 60 + 59
+
+    /// A countdown showing `remaining` (negative counts as zero). At zero it no longer changes.
+    public static func countdown(_ remaining: Duration, cadence: Cadence = .seconds) -> PanelReading {
+        let r = max(remaining, .zero)
+        if r == .zero { return PanelReading(text: minutesSeconds(0), changesIn: nil) }
+        if cadence == .minutes {
+            let m = r.ceilDivided(by: minute)
+            return PanelReading(text: hoursMinutes(m, colon: true), changesIn: r - minute * (m - 1))
+        }
+        if cadence == .live, r.ceilDivided(by: hundredth) < 6000 {
+            let h = r.ceilDivided(by: hundredth)
+            return PanelReading(text: secondsHundredths(h), changesIn: r - hundredth * (h - 1))
+        }
+        let s = r.ceilSeconds
+        if s < hoursFrom {
+            var changesIn = r - second * (s - 1)
+            let liveFrom = hundredth * 5999
+            if cadence == .live, r > liveFrom { changesIn = min(changesIn, r - liveFrom) }
+            return PanelReading(text: minutesSeconds(s), changesIn: changesIn)
+        }
+        // Age of the displayed second: how long ago the ceiling took its current value.
+        let age = second * s - r
+        let colon = age < halfSecond
+        return PanelReading(text: hoursMinutes(r.ceilDivided(by: minute), colon: colon),
+                            changesIn: colon ? halfSecond - age : second - age)
+    }
+
+    /// A count-up showing `elapsed` (negative counts as zero).
+    public static func countUp(_ elapsed: Duration, cadence: Cadence = .seconds) -> PanelReading {
+        let u = max(elapsed, .zero)
+        if cadence == .minutes {
+            let m = u.floorDivided(by: minute)
+            return PanelReading(text: hoursMinutes(m, colon: true), changesIn: minute * (m + 1) - u)
+        }
+        if cadence == .live, u < minute {
+            let h = u.floorDivided(by: hundredth)
+            return PanelReading(text: secondsHundredths(h), changesIn: hundredth * (h + 1) - u)
+        }
+        let s = u.floorSeconds
+        if s < hoursFrom {
+            return PanelReading(text: minutesSeconds(s), changesIn: second * (s + 1) - u)
+        }
+        let fraction = u - second * s
+        let colon = fraction < halfSecond
+        return PanelReading(text: hoursMinutes(s / 60, colon: colon),
+                            changesIn: colon ? halfSecond - fraction : second - fraction)
+    }
+
+    /// Signed offset (`TimerFormat.offset`): `-` while the target is ahead, `+` from the
+    /// target on. Three digits follow the sign: `-M:SS` below 10 minutes, then `-H:MM`
+    /// with the colon blinking.
+    public static func offset(_ signed: Duration) -> PanelReading {
+        let before = signed < .zero
+        let magnitude = before ? .zero - signed : signed
+        let sign = before ? "-" : "+"
+        // Whole seconds shown: ceiling before the target (counting down), floor after.
+        let s = before ? magnitude.ceilSeconds : magnitude.floorSeconds
+        let fractionAge = before ? second * s - magnitude : magnitude - second * s
+        let toNextSecond = second - fractionAge
+        if s < 600 {
+            let text = sign + String(s / 60) + ":" + twoDigits(s % 60)
+            // Crossing zero flips the sign: from -0:01 the next change is at the target.
+            return PanelReading(text: text, changesIn: toNextSecond)
+        }
+        let colon = fractionAge < halfSecond
+        let m = min(s / 60, 9 * 60 + 59)
+        let text = sign + String(m / 60) + (colon ? ":" : "") + twoDigits(m % 60)
+        return PanelReading(text: text, changesIn: colon ? halfSecond - fractionAge : toNextSecond)
+    }
+
+    /// Unsigned distance to a target (`TimerFormat.relative`): counts down towards it,
+    /// then up away from it.
+    public static func relative(_ signed: Duration) -> PanelReading {
+        signed < .zero ? countdown(.zero - signed) : countUp(signed)
+    }
+
+    /// 24-hour wall clock `HH:MM` from the time since local midnight; the colon is lit in
+    /// the first half of each second.
+    public static func clock(timeOfDay: Duration) -> PanelReading {
+        let t = timeOfDay.positiveRemainder(dividingBy: .seconds(86_400))
+        let s = t.floorSeconds
+        let fraction = t - second * s
+        let colon = fraction < halfSecond
+        let text = twoDigits(s / 3600) + (colon ? ":" : "") + twoDigits(s / 60 % 60)
+        return PanelReading(text: text, changesIn: colon ? halfSecond - fraction : second - fraction)
+    }
+
+    // MARK: Fixed-position text
+
+    static func minutesSeconds(_ seconds: Int64) -> String {
+        let m = seconds / 60
+        return (m >= 10 ? String(m / 10) : " ") + String(m % 10) + ":" + twoDigits(seconds % 60)
+    }
+
+    static func hoursMinutes(_ minutes: Int64, colon: Bool) -> String {
+        let m = min(minutes, maximumMinutes)
+        let h = m / 60
+        return (h >= 10 ? String(h / 10) : " ") + String(h % 10) + (colon ? ":" : "") + twoDigits(m % 60)
+    }
+
+    static func secondsHundredths(_ hundredths: Int64) -> String {
+        let s = hundredths / 100
+        return (s >= 10 ? String(s / 10) : " ") + String(s % 10) + "." + twoDigits(hundredths % 100)
+    }
+
+    static func twoDigits(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}

@@ -1,0 +1,78 @@
+/// The one-line program language:
+///
+///     ROUNDS x WORK[/REST][, prep TIME][, warn TIME]
+///
+/// e.g. `10 x 0:45/0:15, prep 0:10, warn 0:05` or `3 x 5:00`. Times are `M:SS`,
+/// `H:MM:SS` or plain seconds. Rest, prep and warning default to none; no rest
+/// follows the last round.
+enum ProgramDSL {
+    static func parse(_ text: String, spec: String) throws(SpecError) -> Program {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmed)
+        func fail(_ token: String, _ expected: String) -> SpecError {
+            SpecError(spec: spec, token: token, expected: expected)
+        }
+        // ROUNDS x WORK[/REST]
+        let head = items[0]
+            .replacingAll("×", with: " x ").replacingAll("X", with: " x ")
+            .replacingAll("x", with: " x ").replacingAll("/", with: " / ")
+        let words = head.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let roundsWord = words.first else { throw fail(items[0], "ROUNDS x WORK, e.g. \"3 x 5:00\"") }
+        guard let rounds = Int(roundsWord) else {
+            throw fail(roundsWord, "a number of rounds, then x and the work time, e.g. \"10 x 0:45/0:15\", or a preset (\(Presets.names.joined(separator: ", ")))")
+        }
+        guard (1...99).contains(rounds) else { throw fail(roundsWord, "a number of rounds from 1 to 99") }
+        guard words.count >= 2, words[1] == "x" else { throw fail(words.count >= 2 ? words[1] : roundsWord, "\"x\" after the number of rounds, e.g. \"\(rounds) x 3:00\"") }
+        guard words.count >= 3 else { throw fail(roundsWord + " x", "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
+        let work = try time(words[2], "a work time M:SS, e.g. 3:00", fail)
+        var rest: Duration?
+        if words.count > 3 {
+            guard words[3] == "/", words.count >= 5 else { throw fail(words[3], "\"/REST\" after the work time, or a comma") }
+            rest = try time(words[4], "a rest time M:SS after \"/\", e.g. 1:00", fail)
+            guard words.count == 5 else { throw fail(words[5], "a comma before the next item") }
+        }
+
+        // , prep TIME / , warn TIME
+        var prep: Duration?
+        var warning: Duration?
+        for item in items.dropFirst() {
+            let parts = item.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard let key = parts.first else { throw fail(item, "an item after the comma: \"prep M:SS\" or \"warn M:SS\"") }
+            guard parts.count == 2 else {
+                throw fail(parts.count > 2 ? parts[2] : item, "one time after \"\(key)\", e.g. \"\(key) 0:10\"")
+            }
+            let value = try time(parts[1], "a time M:SS after \"\(key)\", e.g. 0:10", fail)
+            switch key.lowercased() {
+            case "prep":
+                guard prep == nil else { throw fail(item, "\"prep\" at most once") }
+                prep = value
+            case "warn", "warning":
+                guard warning == nil else { throw fail(item, "\"warn\" at most once") }
+                guard value < work else { throw fail(parts[1], "a warning shorter than the work time \(work.clockNotation)") }
+                warning = value
+            default:
+                throw fail(key, "\"prep\" or \"warn\"")
+            }
+        }
+        do {
+            return try Program.rounds(
+                name: text, label: "CUST", prep: prep, rounds: rounds, work: work,
+                rest: rest, warning: warning)
+        } catch {
+            throw fail(text, "a valid program: \(error.problem)")
+        }
+    }
+
+    private static func time(_ word: String, _ expected: String, _ fail: (String, String) -> SpecError) throws(SpecError) -> Duration {
+        guard let value = TimeText.parse(word), value > .zero else { throw fail(word, expected + " (longer than 0:00)") }
+        guard value <= .seconds(60 * Presets.maximumMinutes) else { throw fail(word, "a time of at most \(Presets.maximumMinutes):00") }
+        return value
+    }
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}

@@ -1,0 +1,54 @@
+import RoundClockCore
+import Synchronization
+
+/// Where button edges arrive from other threads (GPIO reader, keyboard, tests).
+/// Posting wakes the render loop at once, even in the middle of a sleep until a
+/// far deadline; the loop then drains the events in arrival order.
+public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    private struct State {
+        var events: [ButtonEvent<Instant>] = []
+        var sleeper: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func post(_ event: ButtonEvent<Instant>) {
+        let sleeper = state.withLock { s -> Task<Void, Never>? in
+            s.events.append(event)
+            return s.sleeper
+        }
+        sleeper?.cancel()
+    }
+
+    func drain() -> [ButtonEvent<Instant>] {
+        state.withLock { s in
+            defer { s.events.removeAll(keepingCapacity: true) }
+            return s.events
+        }
+    }
+
+    /// Sleeps on `clock` until `deadline` (or, with none, until an event arrives);
+    /// returns early as soon as an event is posted.
+    func wait<C: Clock>(until deadline: C.Instant?, on clock: C) async where C.Instant == Instant {
+        let sleeper = Task<Void, Never> {
+            if let deadline {
+                _ = try? await clock.sleep(until: deadline, tolerance: .zero)
+            } else {
+                // Nothing scheduled: wait for input, re-arming once a year.
+                _ = try? await Task.sleep(for: .seconds(365 * 86_400))
+            }
+        }
+        let pending = state.withLock { s -> Bool in
+            if s.events.isEmpty { s.sleeper = sleeper; return false }
+            return true
+        }
+        if pending { sleeper.cancel() }
+        await withTaskCancellationHandler {
+            await sleeper.value
+        } onCancel: {
+            sleeper.cancel()
+        }
+        state.withLock { $0.sleeper = nil }
+    }
+}

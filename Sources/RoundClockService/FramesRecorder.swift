@@ -1,0 +1,105 @@
+import RoundClockCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes the frames file: JSON Lines, one object each time a panel's shown content
+/// changes, and one per buzzer signal.
+///
+///     {"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running"}
+///     {"t": 180.000, "signal": "warning"}
+public final class FramesRecorder: LoopObserver {
+    /// Digits after the point in `t`: 3 in virtual time, 6 (microseconds) in real time.
+    public let decimals: Int
+    public let panels: [PanelRole]
+    private let file: Mutex<TextFile>
+
+    /// Opens (truncates) `path` for writing.
+    public init(path: String, decimals: Int, panels: [PanelRole] = PanelRole.allCases) throws(FileError) {
+        self.decimals = decimals
+        self.panels = panels
+        self.file = Mutex(try TextFile(writingTo: path))
+    }
+
+    public func committed(_ face: Face, previous: Face?, status: Status, at t: Duration) {
+        var lines = ""
+        for role in panels where previous?[role] != face[role] {
+            lines += Self.panelLine(t: t, decimals: decimals, role: role, text: face[role].text, status: status) + "\n"
+        }
+        write(lines)
+    }
+
+    public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
+        guard case .signal(let signal) = occurrence else { return }
+        write("{\"t\": \(t.formattedSeconds(decimals: decimals)), \"signal\": \"\(signal.rawValue)\"}\n")
+    }
+
+    /// Flushes and closes the file; reports the first write error, if any.
+    public func close() throws(FileError) {
+        try file.withLock { file throws(FileError) in try file.close() }
+    }
+
+    private func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        file.withLock { $0.write(text) }
+    }
+
+    static func panelLine(t: Duration, decimals: Int, role: PanelRole, text: String, status: Status) -> String {
+        "{\"t\": \(t.formattedSeconds(decimals: decimals)), \"panel\": \"\(role.rawValue)\", \"text\": \(jsonString(text)), "
+            + "\"phase\": \"\(status.phase)\", \"round\": \(status.round), \"rounds\": \(status.rounds), \"state\": \"\(status.state)\"}"
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// A file error naming the path and errno.
+public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+    public var description: String {
+        "\(path): \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// A C stdio file opened for writing; write errors are remembered and reported on close.
+struct TextFile: ~Copyable {
+    let path: String
+    private var handle: UnsafeMutablePointer<FILE>?
+    private var firstError: Int32 = 0
+
+    init(writingTo path: String) throws(FileError) {
+        guard let handle = fopen(path, "w") else {
+            throw FileError(path: path, operation: "open for writing", errno: Glibc.errno)
+        }
+        self.path = path
+        self.handle = handle
+    }
+
+    mutating func write(_ text: String) {
+        guard let handle, firstError == 0 else { return }
+        if fputs(text, handle) < 0 || fflush(handle) != 0 { firstError = Glibc.errno }
+    }
+
+    mutating func close() throws(FileError) {
+        guard let handle else { return }
+        self.handle = nil
+        if fclose(handle) != 0, firstError == 0 { firstError = Glibc.errno }
+        if firstError != 0 { throw FileError(path: path, operation: "write", errno: firstError) }
+    }
+
+    deinit { if let handle { fclose(handle) } }
+}

@@ -1,0 +1,137 @@
+import RoundClockCore
+
+/// Where faces go: the simulated or real panels. `show` is called only when the face
+/// differs from the last one shown successfully.
+public protocol FaceDisplay: Sendable {
+    func show(_ face: Face) async throws
+}
+
+/// What the loop reports: committed frames, buzzer signals, actions, display errors.
+/// `at` is read from the clock right after the display commit returned.
+public protocol LoopObserver: Sendable {
+    func committed(_ face: Face, previous: Face?, status: Status, at: Duration)
+    func occurred(_ occurrence: LoopOccurrence, at: Duration)
+}
+
+/// A signal, an action, or a display failure, as reported to observers.
+public enum LoopOccurrence: Sendable, Hashable {
+    case signal(Signal)
+    case action(Action)
+    case displayFailed(String)
+}
+
+/// When the loop ends.
+public enum StopCondition<Instant: Sendable>: Sendable {
+    /// At this instant (inclusive: the frame due then is still shown).
+    case at(Instant)
+    /// This long after the session finished (the default for `simulate`).
+    case afterFinish(Duration)
+    /// Never: until the task is cancelled (a service).
+    case never
+}
+
+/// The drift-free render loop. Each turn: read `now`, apply inputs due, compute the
+/// face from the session anchor, commit it if it changed, ask the controller when the
+/// picture next changes, and sleep until that absolute deadline. It never counts ticks
+/// and never sleeps for a relative amount, so a late wake-up corrects itself.
+public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable, C: Sendable {
+    public let clock: C
+    public let start: C.Instant
+    public let inbox: ButtonInbox<C.Instant>
+    public let display: any FaceDisplay
+    public let observer: any LoopObserver
+    /// Local wall time at a monotonic instant (clock mode only).
+    public let wallTime: @Sendable (C.Instant) -> WallTime
+    public let stop: StopCondition<C.Instant>
+    /// With nothing scheduled and no way for input to arrive (a script in virtual
+    /// time), end instead of waiting forever.
+    public let endWhenIdle: Bool
+    /// Scripted inputs (simulation), applied at their exact instants.
+    public let script: [ButtonEvent<C.Instant>]
+
+    public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
+                display: any FaceDisplay, observer: any LoopObserver,
+                wallTime: @escaping @Sendable (C.Instant) -> WallTime,
+                stop: StopCondition<C.Instant>, endWhenIdle: Bool = false,
+                script: [ButtonEvent<C.Instant>] = []) {
+        self.clock = clock
+        self.start = start
+        self.inbox = inbox
+        self.display = display
+        self.observer = observer
+        self.wallTime = wallTime
+        self.stop = stop
+        self.endWhenIdle = endWhenIdle
+        self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    /// Runs until the stop condition or task cancellation; returns the final controller.
+    @discardableResult
+    public func run(_ initial: Controller<C.Instant>) async -> Controller<C.Instant> {
+        var controller = initial
+        var shown: Face?
+        var nextScripted = 0
+        var finishedAt: C.Instant?
+        var retryAt: C.Instant?
+        while !Task.isCancelled {
+            let now = clock.now
+            var inputs = inbox.drain()
+            while nextScripted < script.count, script[nextScripted].at <= now {
+                inputs.append(script[nextScripted])
+                nextScripted += 1
+            }
+            var occurrences: [Occurrence<C.Instant>] = []
+            for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
+            occurrences += controller.advance(to: now)
+
+            let face = controller.face(at: now, wallTime: wallTime(now))
+            var reportAt = start.duration(to: now)
+            retryAt = nil
+            if face != shown {
+                do {
+                    try await display.show(face)
+                    reportAt = start.duration(to: clock.now)
+                    observer.committed(face, previous: shown, status: controller.status(at: now), at: reportAt)
+                    shown = face
+                } catch {
+                    observer.occurred(.displayFailed("\(error)"), at: reportAt)
+                    retryAt = now.advanced(by: .seconds(1))
+                }
+            }
+            for occurrence in occurrences {
+                switch occurrence {
+                case .signal(let signal, _): observer.occurred(.signal(signal), at: reportAt)
+                case .action(let action, _): observer.occurred(.action(action), at: reportAt)
+                }
+            }
+
+            // When to stop.
+            let session = controller.session
+            if session.state(at: now) == .finished {
+                // The exact finish instant while the anchor is known; else when seen.
+                finishedAt = finishedAt ?? session.program.total.flatMap { session.instant(atElapsed: $0) } ?? now
+            } else {
+                finishedAt = nil
+            }
+            let stopAt: C.Instant?
+            switch stop {
+            case .at(let instant): stopAt = instant
+            case .afterFinish(let grace): stopAt = finishedAt.map { $0.advanced(by: grace) }
+            case .never: stopAt = nil
+            }
+            if let stopAt, now >= stopAt { break }
+
+            // When to wake: the earliest of the next picture change, signal or long
+            // press, scripted input, display retry, and the stop instant.
+            let candidates: [C.Instant?] = [
+                controller.nextDeadline(after: now, wallTime: wallTime(now)),
+                nextScripted < script.count ? script[nextScripted].at : nil,
+                retryAt, stopAt,
+            ]
+            let deadline = candidates.compactMap { $0 }.min()
+            if deadline == nil, endWhenIdle { break }
+            await inbox.wait(until: deadline, on: clock)
+        }
+        return controller
+    }
+}

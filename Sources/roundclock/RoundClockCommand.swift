@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct RoundClockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roundclock",
+        abstract: "A drift-free gym round clock for HT16K33 LED panels and GPIO buttons.",
+        subcommands: [Simulate.self, Programs.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import RoundClockCore
+import RoundClockService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `roundclock simulate`: runs a program on the simulated display, in real or virtual time.
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a program on the simulated display, in real or virtual time.",
+        discussion: """
+            The session starts at t = 0 (use --ready to wait for a START press instead). \
+            Without --until it ends 1 s after the session finishes; open-ended programs \
+            (stopwatch, clock) need --until.
+            """)
+
+    @Option(help: "A preset (boxing, mma, muaythai, tabata, emom[:N], amrap[:M], fortime[:M], countdown:M:SS, stopwatch, clock) or a custom line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\".")
+    var program: String = "boxing"
+
+    @Flag(help: "Virtual time: jump straight to each next deadline (a 47-minute session takes well under a second).")
+    var virtual = false
+
+    @Option(help: "Stop after this much time since the start: M:SS or seconds.")
+    var until: String?
+
+    @Option(help: "Scripted button presses: comma-separated T:BUTTON[:HOLD], T and HOLD in seconds, BUTTON start, stop or mode.")
+    var events: String?
+
+    @Option(help: "Write every panel change and buzzer signal as JSON Lines to this file.")
+    var frames: String?
+
+    @Flag(help: "Do not draw the panels on the terminal.")
+    var noTty = false
+
+    @Flag(help: "Start in the ready state, waiting for a START press.")
+    var ready = false
+
+    @Option(help: "Wall-clock time at the start in virtual time, HH:MM or HH:MM:SS (clock mode); default: now.")
+    var wallTime: String?
+
+    func validate() throws {
+        _ = try parsed()
+    }
+
+    /// Everything the options say, checked.
+    func parsed() throws -> SimulationPlan {
+        let chosen: Program
+        do { chosen = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
+        var stopAfter: Duration?
+        if let until {
+            guard let d = TimeText.parse(until) else {
+                throw ValidationError("bad --until \"\(until)\": expected M:SS or seconds, e.g. 47:10 or 90")
+            }
+            stopAfter = d
+        } else if chosen.total == nil {
+            throw ValidationError("--until is required for the open-ended program '\(chosen.name)'")
+        }
+        var presses: [ScriptedPress] = []
+        if let events {
+            do { presses = try ScriptedPress.parseList(events) } catch { throw ValidationError(error.description) }
+        }
+        var startWall: WallTime?
+        if let wallTime {
+            let parts = wallTime.split(separator: ":").map { Int($0) }
+            guard (2...3).contains(parts.count), let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+                  let s = parts.count == 3 ? parts[2] : 0, (0..<60).contains(s) else {
+                throw ValidationError("bad --wall-time \"\(wallTime)\": expected HH:MM or HH:MM:SS, e.g. 18:30")
+            }
+            startWall = WallTime(hour: h, minute: m, second: s)
+        }
+        return SimulationPlan(program: chosen, stopAfter: stopAfter, presses: presses, startWall: startWall,
+                              autostart: !ready, virtual: virtual, framesPath: frames,
+                              drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1)
+    }
+
+    func run() async throws {
+        let plan = try parsed()
+        let summary: SimulationSummary
+        do {
+            summary = plan.virtual
+                ? try await plan.run(clock: VirtualClock(), decimals: 3)
+                : try await plan.run(clock: ContinuousClock(), decimals: 6)
+        } catch let error as FileError {
+            printError(error.description)
+            throw ExitCode(73) // EX_CANTCREAT
+        }
+        print(summary.description)
+    }
+}
+
