@@ -12,16 +12,13 @@ enum ProgramDSL {
             SpecError(spec: spec, token: token, expected: expected)
         }
         // ROUNDS x WORK[/REST]
-        let head = items[0]
-            .replacingAll("×", with: " x ").replacingAll("X", with: " x ")
-            .replacingAll("x", with: " x ").replacingAll("/", with: " / ")
-        let words = head.split(whereSeparator: \.isWhitespace).map(String.init)
+        let words = tokens(items[0])
         guard let roundsWord = words.first else { throw fail(items[0], "ROUNDS x WORK, e.g. \"3 x 5:00\"") }
         guard let rounds = Int(roundsWord) else {
             throw fail(roundsWord, "a number of rounds, then x and the work time, e.g. \"10 x 0:45/0:15\", or a preset (\(Presets.names.joined(separator: ", ")))")
         }
         guard (1...99).contains(rounds) else { throw fail(roundsWord, "a number of rounds from 1 to 99") }
-        guard words.count >= 2, words[1] == "x" else { throw fail(words.count >= 2 ? words[1] : roundsWord, "\"x\" after the number of rounds, e.g. \"\(rounds) x 3:00\"") }
+        guard words.count >= 2, ["x", "X", "×"].contains(words[1]) else { throw fail(words.count >= 2 ? words[1] : roundsWord, "\"x\" after the number of rounds, e.g. \"\(rounds) x 3:00\"") }
         guard words.count >= 3 else { throw fail(roundsWord + " x", "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
         let work = try time(words[2], "a work time M:SS, e.g. 3:00", fail)
         var rest: Duration?
@@ -69,10 +66,25 @@ enum ProgramDSL {
     }
 }
 
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for c in self { if c == target { out += replacement } else { out.append(c) } }
-        return out
+extension ProgramDSL {
+    /// Splits `10x0:45/0:15` into `10`, `x`, `0:45`, `/`, `0:15`: runs of digits, `:`
+    /// and `.`; runs of other characters; `/` on its own; white space separates.
+    static func tokens(_ text: String) -> [String] {
+        enum Class { case number, slash, other }
+        func classOf(_ c: Character) -> Class {
+            c.isASCIIDigit || c == ":" || c == "." ? .number : c == "/" ? .slash : .other
+        }
+        var tokens: [String] = []
+        var current = ""
+        var currentClass: Class?
+        for c in text {
+            if c.isWhitespace { if !current.isEmpty { tokens.append(current) }; current = ""; currentClass = nil; continue }
+            let k = classOf(c)
+            if k != currentClass || k == .slash, !current.isEmpty { tokens.append(current); current = "" }
+            current.append(c)
+            currentClass = k
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
     }
 }
