@@ -215,4 +215,10 @@ public struct Status: Sendable, Hashable {
     public var phase: String
     public var round: Int
     public var rounds: Int
+    public init(state: String, phase: String, round: Int, rounds: Int) {
+        self.state = state
+        self.phase = phase
+        self.round = round
+        self.rounds = rounds
+    }
 }

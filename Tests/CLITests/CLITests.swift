@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+/// Runs the built `roundclock` binary (it sits beside the test bundle) and checks its output.
+struct CLIRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static var binary: URL {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = testBinary.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("roundclock").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("roundclock")
+    }
+
+    static func run(_ arguments: [String]) throws -> CLIRun {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+func temporaryFile(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("roundclock-\(UUID().uuidString)-\(name)").path
+}
+
+func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+        return (String(line), object)
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func virtualBoxingFramesFile() throws {
+        let frames = temporaryFile("boxing.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let started = Date()
+        let run = try CLIRun.run(["simulate", "--virtual", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Date().timeIntervalSince(started) < 20, "47 minutes of virtual time, quickly")
+        let lines = try jsonLines(frames)
+        #expect(lines.allSatisfy { $0.raw.range(of: #"^\{"t": \d+\.\d{3}, "#, options: .regularExpression) != nil }, "t with exactly 3 decimals")
+        #expect(lines.first?.raw == #"{"t": 0.000, "panel": "time", "text": " 0:10", "phase": "prep", "round": 0, "rounds": 12, "state": "running"}"#)
+        #expect(lines.contains { $0.raw == #"{"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running"}"# })
+        #expect(lines.contains { $0.raw == #"{"t": 180.000, "signal": "warning"}"# })
+        let time = lines.filter { $0.object["panel"] as? String == "time" }
+        #expect(time.count == 2831)
+        #expect(time.last?.raw == #"{"t": 2830.000, "panel": "time", "text": " 0:00", "phase": "work", "round": 12, "rounds": 12, "state": "finished"}"#)
+        let signals = lines.compactMap { $0.object["signal"] as? String }
+        #expect(signals.count == 12 + 12 + 11 + 3 + 1)
+        #expect(signals.last == "finish")
+        #expect(run.stdout.contains("simulated boxing for 2831.000 s"))
+    }
+
+    @Test func scriptedButtonsWithALongStop() throws {
+        let frames = temporaryFile("tabata.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try CLIRun.run(["simulate", "--program", "tabata", "--virtual", "--events", "5:stop,6:start,8:stop:2.5", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }.map(\.raw)
+        #expect(time.contains(#"{"t": 5.000, "panel": "time", "text": " 0:05", "phase": "prep", "round": 0, "rounds": 8, "state": "paused"}"#))
+        #expect(time.contains(#"{"t": 6.000, "panel": "time", "text": " 0:05", "phase": "prep", "round": 0, "rounds": 8, "state": "running"}"#))
+        // STOP at 8 pauses at once, held 2 s it resets: ready again at 10.000.
+        #expect(time.last == #"{"t": 10.000, "panel": "time", "text": " 0:10", "phase": "prep", "round": 0, "rounds": 8, "state": "ready"}"#)
+    }
+
+    @Test func clockModeWithAFixedWallTime() throws {
+        let frames = temporaryFile("clock.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try CLIRun.run(["simulate", "--program", "clock", "--virtual", "--wall-time", "18:59:59", "--until", "2", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let texts = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }.map { "\($0.object["t"]!) \($0.object["text"]!)" }
+        #expect(texts == ["0.0 18:59", "0.5 1859", "1.0 19:00", "1.5 1900", "2.0 19:00"])
+    }
+
+    @Test func realTimeFramesCarryMicrosecondsAndAreNeverEarly() throws {
+        let frames = temporaryFile("real.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try CLIRun.run(["simulate", "--program", "countdown:0:02", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
+        #expect(time.allSatisfy { $0.raw.range(of: #"^\{"t": \d+\.\d{6}, "#, options: .regularExpression) != nil }, "t in microseconds")
+        #expect(time.map { $0.object["text"] as? String } == [" 0:02", " 0:01", " 0:00"])
+        for (i, line) in time.enumerated() {
+            let t = try #require(line.object["t"] as? Double)
+            #expect(t >= Double(i), "committed at or after the ideal instant \(i) s, never before")
+            #expect(t < Double(i) + 0.5, "and not a refresh period late")
+        }
+    }
+
+    @Test func programsListsEveryPresetWithItsTotal() throws {
+        let run = try CLIRun.run(["programs"])
+        #expect(run.status == 0)
+        for (name, total) in [("boxing", "47:10"), ("mma", "29:10"), ("muaythai", "23:10"), ("tabata", "4:00"), ("emom:10", "10:10"),
+                              ("amrap:20", "20:10"), ("fortime:20", "20:10"), ("stopwatch", "open-ended"), ("clock", "-")] {
+            #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix(name + " ") && $0.contains(" \(total) ") }, "\(name)")
+        }
+        let custom = try CLIRun.run(["programs", "10 x 0:45/0:15, prep 0:10, warn 0:05"])
+        #expect(custom.stdout.contains("9:55") && custom.stdout.contains("prep 0:10, 10 × 0:45 work / 0:15 rest, warn 0:05"))
+    }
+
+    @Test(arguments: [
+        (["simulate", "--program", "boxen"], "\"boxen\""),
+        (["simulate", "--program", "10 x 0:4/0:15"], "\"0:4\""),
+        (["simulate", "--events", "5:jump"], "\"jump\""),
+        (["simulate", "--events", "x:start"], "\"x\""),
+        (["simulate", "--until", "1:75"], "--until"),
+        (["simulate", "--program", "stopwatch"], "--until is required"),
+        (["simulate", "--wall-time", "25:00"], "--wall-time"),
+        (["programs", "emom:0"], "1 to 99"),
+        (["simulate", "--bogus"], "--bogus"),
+    ])
+    func badInputIsAUsageErrorWithOneClearLine(arguments: [String], mentions: String) throws {
+        let run = try CLIRun.run(arguments)
+        #expect(run.status == 64, "EX_USAGE")
+        #expect(run.stderr.contains(mentions), "\(run.stderr)")
+        #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("backtrace"))
+    }
+
+    @Test func unwritableFramesFileIsACantCreateError() throws {
+        let run = try CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
+        #expect(run.status == 73)
+        #expect(run.stderr.contains("/nonexistent-dir/f.jsonl") && run.stderr.contains("No such file"))
+    }
+}

@@ -1,0 +1,133 @@
+import RoundClockCore
+import Synchronization
+import Testing
+@testable import RoundClockService
+
+/// Records everything the loop reports.
+final class Recorder: LoopObserver {
+    struct Entry: Sendable { var t: Duration; var face: Face; var status: Status }
+    private let state = Mutex((frames: [Entry](), occurrences: [(Duration, LoopOccurrence)]()))
+    var frames: [Entry] { state.withLock { $0.frames } }
+    var occurrences: [(Duration, LoopOccurrence)] { state.withLock { $0.occurrences } }
+    var signals: [(Duration, Signal)] {
+        occurrences.compactMap { if case .signal(let s) = $0.1 { ($0.0, s) } else { nil } }
+    }
+    func committed(_ face: Face, previous: Face?, status: Status, at t: Duration) {
+        state.withLock { $0.frames.append(Entry(t: t, face: face, status: status)) }
+    }
+    func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
+        state.withLock { $0.occurrences.append((t, occurrence)) }
+    }
+}
+
+/// A display that fails while `failing` is set, and remembers what it showed.
+final class FlakyDisplay: FaceDisplay {
+    let failing = Mutex(false)
+    let shown = Mutex([Face]())
+    struct Unplugged: Error {}
+    func show(_ face: Face) async throws {
+        if failing.withLock({ $0 }) { throw Unplugged() }
+        shown.withLock { $0.append(face) }
+    }
+}
+
+@Suite struct RenderLoopTests {
+    let epoch = WallTime(hour: 12, minute: 0)
+
+    func virtualLoop(_ program: Program, script: [ScriptedPress] = [], stop: StopCondition<VirtualClock.Instant> = .afterFinish(.seconds(1)),
+                     display: any FaceDisplay = FlakyDisplay(), recorder: Recorder) -> (RenderLoop<VirtualClock>, Controller<VirtualClock.Instant>) {
+        let clock = VirtualClock()
+        let start = clock.now
+        let epoch = self.epoch
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
+                              wallTime: { epoch.advanced(by: start.duration(to: $0)) }, stop: stop, endWhenIdle: true,
+                              script: script.flatMap { $0.edges(from: start) })
+        var controller = Controller<VirtualClock.Instant>(program: program)
+        _ = controller.perform(.start, at: start)
+        return (loop, controller)
+    }
+
+    @Test func boxingInVirtualTimeCommitsEverySecondOnTheDot() async {
+        let recorder = Recorder()
+        let (loop, controller) = virtualLoop(Presets.boxing, recorder: recorder)
+        let final = await loop.run(controller)
+        let frames = recorder.frames
+        #expect(frames.count == 2831, "one commit per displayed second, none extra")
+        for (i, frame) in frames.enumerated() { #expect(frame.t == .seconds(i)) }
+        #expect(frames.last?.face.time.text == " 0:00")
+        #expect(frames.last?.status.state == "finished")
+        #expect(recorder.signals.last.map { $0.0 } == .seconds(2830))
+        #expect(recorder.signals.filter { $0.1 == .warning }.map(\.0).prefix(2) == [.seconds(180), .seconds(420)])
+        #expect(loop.clock.now.offset == .seconds(2831), "stops 1 s after the finish")
+        #expect(final.session.state(at: loop.clock.now) == .finished)
+    }
+
+    @Test func scriptedPauseAndResumeAtFractionalInstants() async throws {
+        let recorder = Recorder()
+        let script = try ScriptedPress.parseList("30.5:stop,40.25:start")
+        let (loop, controller) = virtualLoop(Presets.tabata, script: script, recorder: recorder)
+        await loop.run(controller)
+        let frames = recorder.frames
+        let paused = try #require(frames.first { $0.status.state == "paused" })
+        #expect(paused.t == .milliseconds(30_500) && paused.face.time == PanelText(" 0:10", blinking: true))
+        let resumed = try #require(frames.first { $0.t == .milliseconds(40_250) })
+        #expect(resumed.face.time == PanelText(" 0:10") && resumed.status.state == "running")
+        // Boundaries after the pause move by exactly 9.75 s: the next digit change falls
+        // 0.5 s after resuming (the second was half used before the pause).
+        let next = try #require(frames.first { $0.t > .milliseconds(40_250) })
+        #expect(next.t == .milliseconds(40_750) && next.face.time.text == " 0:09")
+        #expect(frames.last?.t == .milliseconds(249_750), "finish moved by the 9.75 s pause")
+    }
+
+    @Test func displayFailureIsReportedAndRetriedWithoutLosingTime() async {
+        let recorder = Recorder()
+        let display = FlakyDisplay()
+        display.failing.withLock { $0 = true }
+        let clock = VirtualClock()
+        let start = clock.now
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(5))),
+                              endWhenIdle: true)
+        var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
+        _ = controller.perform(.start, at: start)
+        let task = Task { await loop.run(controller) }
+        // The loop keeps running (virtual time advances) while the display fails.
+        while clock.now.offset < .seconds(2) { await Task.yield() }
+        display.failing.withLock { $0 = false }
+        let final = await task.value
+        #expect(recorder.occurrences.contains { if case .displayFailed = $0.1 { true } else { false } })
+        #expect(display.shown.withLock { $0.last?.time.text } == " 0:05", "shows the current time once it is back")
+        #expect(final.session.elapsed(at: clock.now) == .seconds(5), "the session never stopped")
+    }
+
+    @Test func aButtonPressWakesTheLoopAtOnce() async throws {
+        let recorder = Recorder()
+        let clock = ContinuousClock()
+        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: FlakyDisplay(), observer: recorder,
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
+        let task = Task { await loop.run(Controller(program: Presets.boxing)) }
+        // Ready: nothing scheduled, the loop sleeps until input arrives.
+        while recorder.frames.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(recorder.frames.last?.status.state == "ready")
+        inbox.post(ButtonEvent(.start, .press, at: clock.now))
+        var waited = 0
+        while recorder.frames.last?.status.state != "running", waited < 1000 {
+            try await Task.sleep(for: .milliseconds(5))
+            waited += 1
+        }
+        #expect(recorder.frames.last?.status.state == "running")
+        #expect(recorder.frames.last?.face.phase.text == "PREP")
+        task.cancel()
+        let final = await task.value
+        #expect(final.session.state(at: clock.now) == .running, "cancellation ends the loop, the session is kept")
+    }
+
+    @Test func framesFileFormat() {
+        let status = Status(state: "running", phase: "work", round: 1, rounds: 12)
+        #expect(FramesRecorder.panelLine(t: .seconds(12), decimals: 3, role: .time, text: " 2:58", status: status)
+                == #"{"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running"}"#)
+        #expect(Duration.microseconds(12_000_345).formattedSeconds(decimals: 6) == "12.000345")
+        #expect(FramesRecorder.jsonString("a\"b\\c\u{1}") == #""a\"b\\c\u0001""#)
+    }
+}
