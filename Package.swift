@@ -11,17 +11,31 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
         .target(name: "RoundClockCore"),
-        // Render loop, button input, frame recording. Generic over an injected Clock.
-        .target(name: "RoundClockService", dependencies: ["RoundClockCore"]),
+        // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
+        .target(name: "SegmentDisplay"),
+        // Pure: HT16K33 command set and shadow-RAM driver over a small I2C device protocol.
+        .target(name: "HT16K33"),
+        // Scripted I2C device for byte-exact driver tests (periph.io i2ctest.Playback style).
+        .target(name: "I2CPlayback", dependencies: ["HT16K33"]),
+        // Emulated HT16K33, RAM decoding and the terminal renderer.
+        .target(name: "Simulation", dependencies: ["HT16K33", "SegmentDisplay"]),
+        // Render loop, board display, button input, frame recording. Generic over an injected Clock.
+        .target(name: "RoundClockService", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33"]),
+        // Board files (and later the config file): strict TOML reading with clear errors.
+        .target(
+            name: "RoundClockConfig",
+            dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
         // The `roundclock` command: parses arguments, picks backends, nothing else.
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -32,7 +46,11 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore"]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"]),
+        .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
+        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "SegmentDisplay", "I2CPlayback"]),
         // Runs the built `roundclock` binary and checks its output.
         .testTarget(name: "CLITests", dependencies: ["roundclock"]),
     ],

@@ -12,8 +12,13 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
     case program(String)
     public var description: String {
         switch self {
+        case .start: "start"
+        case .resume: "resume"
+        case .restart: "restart"
+        case .pause: "pause"
+        case .reset: "reset"
+        case .skip: "skip"
         case .program(let name): "program \(name)"
-        default: "\(self)".lowercased()
         }
     }
 }

@@ -1,4 +1,5 @@
 import RoundClockCore
+import SegmentDisplay
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -7,27 +8,32 @@ import Glibc
 /// Writes the frames file: JSON Lines, one object each time a panel's shown content
 /// changes, and one per buzzer signal.
 ///
-///     {"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running"}
+///     {"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running",
+///      "ram": "<32 hex digits>", "brightness": 15, "blink": "off"}
 ///     {"t": 180.000, "signal": "warning"}
+///
+/// (one line each). `text`, `ram`, `brightness` and `blink` are what the chip holds
+/// after the commit; `text` is decoded from that RAM.
 public final class FramesRecorder: LoopObserver {
     /// Digits after the point in `t`: 3 in virtual time, 6 (microseconds) in real time.
     public let decimals: Int
-    public let panels: [PanelRole]
     private let file: Mutex<TextFile>
+    private let last = Mutex([PanelRole: PanelReadout]())
 
     /// Opens (truncates) `path` for writing.
-    public init(path: String, decimals: Int, panels: [PanelRole] = PanelRole.allCases) throws(FileError) {
+    public init(path: String, decimals: Int) throws(FileError) {
         self.decimals = decimals
-        self.panels = panels
         self.file = Mutex(try TextFile(writingTo: path))
     }
 
-    public func committed(_ face: Face, previous: Face?, status: Status, at t: Duration) {
-        var lines = ""
-        for role in panels where previous?[role] != face[role] {
-            lines += Self.panelLine(t: t, decimals: decimals, role: role, text: face[role].text, status: status) + "\n"
+    public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
+        let changed = last.withLock { last in
+            panels.filter { panel in
+                defer { last[panel.role] = panel }
+                return last[panel.role] != panel
+            }
         }
-        write(lines)
+        write(changed.map { Self.panelLine(t: t, decimals: decimals, panel: $0, status: status) + "\n" }.joined())
     }
 
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
@@ -45,9 +51,10 @@ public final class FramesRecorder: LoopObserver {
         file.withLock { $0.write(text) }
     }
 
-    static func panelLine(t: Duration, decimals: Int, role: PanelRole, text: String, status: Status) -> String {
-        "{\"t\": \(t.formattedSeconds(decimals: decimals)), \"panel\": \"\(role.rawValue)\", \"text\": \(jsonString(text)), "
-            + "\"phase\": \"\(status.phase)\", \"round\": \(status.round), \"rounds\": \(status.rounds), \"state\": \"\(status.state)\"}"
+    static func panelLine(t: Duration, decimals: Int, panel: PanelReadout, status: Status) -> String {
+        "{\"t\": \(t.formattedSeconds(decimals: decimals)), \"panel\": \"\(panel.role.rawValue)\", \"text\": \(jsonString(panel.text)), "
+            + "\"phase\": \"\(status.phase)\", \"round\": \(status.round), \"rounds\": \(status.rounds), \"state\": \"\(status.state)\", "
+            + "\"ram\": \"\(ramHex(panel.ram))\", \"brightness\": \(panel.brightness), \"blink\": \"\(panel.blink.name)\"}"
     }
 
     static func jsonString(_ s: String) -> String {

@@ -1,15 +1,15 @@
 import RoundClockCore
 
 /// Where faces go: the simulated or real panels. `show` is called only when the face
-/// differs from the last one shown successfully.
+/// differs from the last one shown successfully, and returns what every panel holds.
 public protocol FaceDisplay: Sendable {
-    func show(_ face: Face) async throws
+    func show(_ face: Face) async throws -> [PanelReadout]
 }
 
 /// What the loop reports: committed frames, buzzer signals, actions, display errors.
 /// `at` is read from the clock right after the display commit returned.
 public protocol LoopObserver: Sendable {
-    func committed(_ face: Face, previous: Face?, status: Status, at: Duration)
+    func committed(_ face: Face, panels: [PanelReadout], status: Status, at: Duration)
     func occurred(_ occurrence: LoopOccurrence, at: Duration)
 }
 
@@ -89,9 +89,9 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             retryAt = nil
             if face != shown {
                 do {
-                    try await display.show(face)
+                    let panels = try await display.show(face)
                     reportAt = start.duration(to: clock.now)
-                    observer.committed(face, previous: shown, status: controller.status(at: now), at: reportAt)
+                    observer.committed(face, panels: panels, status: controller.status(at: now), at: reportAt)
                     shown = face
                 } catch {
                     observer.occurred(.displayFailed("\(error)"), at: reportAt)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RoundClockConfig
 import RoundClockCore
 import RoundClockService
 #if canImport(Glibc)
@@ -29,6 +30,9 @@ struct Simulate: AsyncParsableCommand {
 
     @Option(help: "Write every panel change and buzzer signal as JSON Lines to this file.")
     var frames: String?
+
+    @Option(help: "Board file naming the panels (default: the built-in boards/simulator.toml).")
+    var board: String?
 
     @Flag(help: "Do not draw the panels on the terminal.")
     var noTty = false
@@ -69,7 +73,9 @@ struct Simulate: AsyncParsableCommand {
             }
             startWall = WallTime(hour: h, minute: m, second: s)
         }
-        return SimulationPlan(program: chosen, stopAfter: stopAfter, presses: presses, startWall: startWall,
+        let chosenBoard: Board
+        do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
+        return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: frames,
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1)
     }

@@ -1,9 +1,12 @@
+import RoundClockConfig
 import RoundClockCore
 import RoundClockService
+import Simulation
 
 /// A checked `simulate` invocation, runnable on any clock.
 struct SimulationPlan {
     var program: Program
+    var board: Board
     var stopAfter: Duration?
     var presses: [ScriptedPress]
     var startWall: WallTime?
@@ -14,37 +17,58 @@ struct SimulationPlan {
 
     func run<C: Clock & Sendable>(clock: C, decimals: Int) async throws -> SimulationSummary
     where C.Duration == Duration, C.Instant: Sendable {
+        // The emulated chips sit below the real driver: the simulator runs the real encoding path.
+        let chips = board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(board.i2cBus)", address: $0.address) }
+        let display = BoardDisplay(specs: board.panels, devices: chips)
+        try await display.start()
+        let startup = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
+
         let start = clock.now
         let recorder = try framesPath.map { path throws(FileError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
         let terminal = TerminalPanel(drawing: drawOnTerminal)
         var members: [any LoopObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
-        let observer = Observers(members: members)
         let wallAtStart = startWall ?? SystemWallClock.now()
         let followsClock = virtual || startWall != nil
         let wallTime: @Sendable (C.Instant) -> WallTime = { instant in
             followsClock ? wallAtStart.advanced(by: start.duration(to: instant)) : SystemWallClock.now()
         }
-        var controller = Controller<C.Instant>(program: program)
+        var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton)
         if autostart { _ = controller.perform(.start, at: start) }
         let loop = RenderLoop(
-            clock: clock, start: start, display: terminal, observer: observer, wallTime: wallTime,
-            stop: stop(from: start),
-            endWhenIdle: virtual, script: presses.flatMap { $0.edges(from: start) })
+            clock: clock, start: start, display: display, observer: Observers(members: members), wallTime: wallTime,
+            stop: stop(from: start), endWhenIdle: virtual, script: presses.flatMap { $0.edges(from: start) })
         let final = await loop.run(controller)
         try recorder?.close()
         terminal.finish()
+        let total = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
         return SimulationSummary(program: program.name, ran: start.duration(to: clock.now), decimals: decimals,
-                                 frames: counter.frames, signals: counter.signals,
-                                 status: final.status(at: clock.now))
+                                 frames: counter.frames, timeChanges: counter.timeChanges, signals: counter.signals,
+                                 status: final.status(at: clock.now), traffic: total.minus(startup), startup: startup)
     }
-}
 
-extension SimulationPlan {
     func stop<Instant>(from start: Instant) -> StopCondition<Instant> where Instant: InstantProtocol & Sendable, Instant.Duration == Duration {
         guard let stopAfter else { return .afterFinish(.seconds(1)) }
         return .at(start.advanced(by: stopAfter))
+    }
+}
+
+extension Traffic {
+    mutating func add(_ other: Traffic) {
+        transactions += other.transactions
+        bytes += other.bytes
+        ramBytes += other.ramBytes
+        failedTransactions += other.failedTransactions
+    }
+
+    func minus(_ other: Traffic) -> Traffic {
+        var t = Traffic()
+        t.transactions = transactions - other.transactions
+        t.bytes = bytes - other.bytes
+        t.ramBytes = ramBytes - other.ramBytes
+        t.failedTransactions = failedTransactions - other.failedTransactions
+        return t
     }
 }
 
@@ -53,10 +77,25 @@ struct SimulationSummary: CustomStringConvertible {
     var ran: Duration
     var decimals: Int
     var frames: Int
+    var timeChanges: Int
     var signals: Int
     var status: Status
+    /// I2C traffic after start-up, all panels.
+    var traffic: Traffic
+    var startup: Traffic
 
     var description: String {
-        "simulated \(program) for \(ran.formattedSeconds(decimals: decimals)) s: \(frames) panel changes, \(signals) signals, ended \(status.state)"
+        let perChange = timeChanges > 0 ? Double(traffic.bytes) / Double(timeChanges) : 0
+        let txPerChange = timeChanges > 0 ? Double(traffic.transactions) / Double(timeChanges) : 0
+        return """
+            simulated \(program) for \(ran.formattedSeconds(decimals: decimals)) s: \(frames) panel changes, \(signals) signals, ended \(status.state)
+            I2C: start-up \(startup.bytes) bytes in \(startup.transactions) transactions; then \(traffic.bytes) bytes in \(traffic.transactions) transactions \
+            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes)
+            """
+    }
+
+    private func fixed(_ x: Double) -> String {
+        let hundredths = Int((x * 100).rounded())
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 }

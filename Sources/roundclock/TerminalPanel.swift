@@ -1,44 +1,50 @@
 import RoundClockCore
 import RoundClockService
+import Simulation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// The simulated panels on a terminal: one status line redrawn in place
-/// (`[ 2:58] [ 1.12] [WORK]  running`), buzzer signals shown beside it.
-final class TerminalPanel: FaceDisplay, LoopObserver {
+/// Draws the simulated panels on a terminal as segment art, from what the emulated
+/// chips hold (dimming as shade), redrawn in place; the state and the last buzzer
+/// signal on a line below.
+final class TerminalPanel: LoopObserver {
     let drawing: Bool
-    private let last = Mutex((face: Face?.none, status: Status?.none, signal: ""))
+    let style: RenderStyle
+    private let state = Mutex((panels: [PanelReadout](), status: Status?.none, signal: "", linesDrawn: 0))
 
-    init(drawing: Bool) { self.drawing = drawing }
+    init(drawing: Bool) {
+        self.drawing = drawing
+        self.style = RenderStyle.detect()
+    }
 
-    func show(_ face: Face) async throws {}
-
-    func committed(_ face: Face, previous: Face?, status: Status, at t: Duration) {
-        last.withLock { $0.face = face; $0.status = status; $0.signal = "" }
+    func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
+        state.withLock { $0.panels = panels; $0.status = status }
         draw()
     }
 
     func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
-        guard case .signal(let signal) = occurrence else { return }
-        last.withLock { $0.signal = "  ♪ \(signal.rawValue)" }
+        switch occurrence {
+        case .signal(let signal): state.withLock { $0.signal = "buzzer: \(signal.rawValue)" }
+        case .action(let action): state.withLock { $0.signal = "button: \(action)" }
+        case .displayFailed(let message): state.withLock { $0.signal = "display error: \(message)" }
+        }
         draw()
     }
 
     private func draw() {
         guard drawing else { return }
-        let (face, status, signal) = last.withLock { ($0.face, $0.status, $0.signal) }
-        guard let face, let status else { return }
-        let panels = PanelRole.allCases.map { role -> String in
-            let panel = face[role]
-            return "[" + panel.text + "]" + (panel.blinking ? "*" : "")
+        let text = state.withLock { s -> String in
+            var lines: [String] = []
+            for panel in s.panels {
+                lines += renderArt(kind: panel.kind, ram: panel.ram, brightness: panel.brightness, blink: panel.blink,
+                                   displayOn: panel.displayOn, style: style, label: panel.role.rawValue).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            }
+            lines.append((s.status.map { "state: \($0.state)" } ?? "") + "   " + s.signal)
+            let up = s.linesDrawn > 0 ? "\u{1B}[\(s.linesDrawn)A" : ""
+            s.linesDrawn = lines.count
+            return up + lines.map { "\r\u{1B}[2K" + $0 }.joined(separator: "\n") + "\n"
         }
-        Output.write("\r\u{1B}[2K" + panels.joined(separator: " ") + "  \(status.state)" + signal)
+        Output.write(text)
     }
 
-    func finish() {
-        guard drawing else { return }
-        Output.write("\n")
-    }
+    func finish() {}
 }

@@ -99,6 +99,11 @@ import Testing
         #expect(fired.map(\.1) == [.s(7), .s(8), .s(9), .s(51)])
     }
 
+    @Test func actionsDescribeThemselves() {
+        #expect([Action.start, .resume, .restart, .pause, .reset, .skip, .program("mma")].map(\.description)
+                == ["start", "resume", "restart", "pause", "reset", "skip", "program mma"])
+    }
+
     @Test func clockMode() {
         var c = Controller<T>(program: .wallClock)
         let face = c.face(at: .s(0), wallTime: WallTime(hour: 7, minute: 5, second: 0))

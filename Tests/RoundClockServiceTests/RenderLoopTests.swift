@@ -1,41 +1,46 @@
+import HT16K33
 import RoundClockCore
+import SegmentDisplay
+import Simulation
 import Synchronization
 import Testing
 @testable import RoundClockService
 
 /// Records everything the loop reports.
 final class Recorder: LoopObserver {
-    struct Entry: Sendable { var t: Duration; var face: Face; var status: Status }
+    struct Entry: Sendable { var t: Duration; var face: Face; var panels: [PanelReadout]; var status: Status }
     private let state = Mutex((frames: [Entry](), occurrences: [(Duration, LoopOccurrence)]()))
     var frames: [Entry] { state.withLock { $0.frames } }
     var occurrences: [(Duration, LoopOccurrence)] { state.withLock { $0.occurrences } }
     var signals: [(Duration, Signal)] {
         occurrences.compactMap { if case .signal(let s) = $0.1 { ($0.0, s) } else { nil } }
     }
-    func committed(_ face: Face, previous: Face?, status: Status, at t: Duration) {
-        state.withLock { $0.frames.append(Entry(t: t, face: face, status: status)) }
+    func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
+        state.withLock { $0.frames.append(Entry(t: t, face: face, panels: panels, status: status)) }
     }
     func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
         state.withLock { $0.occurrences.append((t, occurrence)) }
     }
 }
 
-/// A display that fails while `failing` is set, and remembers what it showed.
-final class FlakyDisplay: FaceDisplay {
-    let failing = Mutex(false)
-    let shown = Mutex([Face]())
-    struct Unplugged: Error {}
-    func show(_ face: Face) async throws {
-        if failing.withLock({ $0 }) { throw Unplugged() }
-        shown.withLock { $0.append(face) }
-    }
+let simulatorPanels = [
+    PanelSpec(role: .time, kind: .seg7x4, address: 0x70),
+    PanelSpec(role: .round, kind: .seg7x4, address: 0x71),
+    PanelSpec(role: .phase, kind: .seg14x4, address: 0x72),
+]
+
+/// Three emulated chips behind the real driver, as `simulate` uses them.
+func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
+    let chips = simulatorPanels.map { EmulatedHT16K33(address: $0.address) }
+    if failFirst > 0 { chips[0].failNext(failFirst, errno: Errno.EIO) }
+    return BoardDisplay(specs: simulatorPanels, devices: chips)
 }
 
 @Suite struct RenderLoopTests {
     let epoch = WallTime(hour: 12, minute: 0)
 
     func virtualLoop(_ program: Program, script: [ScriptedPress] = [], stop: StopCondition<VirtualClock.Instant> = .afterFinish(.seconds(1)),
-                     display: any FaceDisplay = FlakyDisplay(), recorder: Recorder) -> (RenderLoop<VirtualClock>, Controller<VirtualClock.Instant>) {
+                     display: any FaceDisplay = emulatedBoard(), recorder: Recorder) -> (RenderLoop<VirtualClock>, Controller<VirtualClock.Instant>) {
         let clock = VirtualClock()
         let start = clock.now
         let epoch = self.epoch
@@ -79,10 +84,9 @@ final class FlakyDisplay: FaceDisplay {
         #expect(frames.last?.t == .milliseconds(249_750), "finish moved by the 9.75 s pause")
     }
 
-    @Test func displayFailureIsReportedAndRetriedWithoutLosingTime() async {
+    @Test func displayFailureIsReportedAndRetriedWithoutLosingTime() async throws {
         let recorder = Recorder()
-        let display = FlakyDisplay()
-        display.failing.withLock { $0 = true }
+        let display = emulatedBoard(failFirst: 3)
         let clock = VirtualClock()
         let start = clock.now
         let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
@@ -90,21 +94,32 @@ final class FlakyDisplay: FaceDisplay {
                               endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
         _ = controller.perform(.start, at: start)
-        let task = Task { await loop.run(controller) }
-        // The loop keeps running (virtual time advances) while the display fails.
-        while clock.now.offset < .seconds(2) { await Task.yield() }
-        display.failing.withLock { $0 = false }
-        let final = await task.value
-        #expect(recorder.occurrences.contains { if case .displayFailed = $0.1 { true } else { false } })
-        #expect(display.shown.withLock { $0.last?.time.text } == " 0:05", "shows the current time once it is back")
+        let final = await loop.run(controller)
+        let failures = recorder.occurrences.filter { if case .displayFailed = $0.1 { true } else { false } }
+        #expect(failures.map(\.0) == [.zero, .seconds(1), .seconds(2)], "retried each second while failing")
+        #expect(failures.first.map { "\($0.1)".contains("EIO") } == true, "the error names errno")
+        let first = try #require(recorder.frames.first)
+        #expect(first.t == .seconds(3) && first.panels[0].text == " 0:07", "shows the current second once it is back")
+        #expect(recorder.frames.last?.panels[0].text == " 0:05")
         #expect(final.session.elapsed(at: clock.now) == .seconds(5), "the session never stopped")
+    }
+
+    @Test func panelsHoldWhatTheFaceSaysDecodedFromChipRAM() async throws {
+        let recorder = Recorder()
+        let (loop, controller) = virtualLoop(Presets.boxing, script: try ScriptedPress.parseList("11.5:stop"),
+                                             stop: .at(VirtualClock.Instant(offset: .seconds(12))), recorder: recorder)
+        await loop.run(controller)
+        let paused = try #require(recorder.frames.last)
+        #expect(paused.panels.map(\.text) == [" 2:59", " 1.12", "WORK"])
+        #expect(paused.panels[0].blink == .oneHertz && paused.panels[1].blink == .off)
+        #expect(ramHex(paused.panels[0].ram) == ramHex(try Frame(" 2:59", kind: .seg7x4).ram()))
     }
 
     @Test func aButtonPressWakesTheLoopAtOnce() async throws {
         let recorder = Recorder()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: FlakyDisplay(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: recorder,
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         // Ready: nothing scheduled, the loop sleeps until input arrives.
@@ -125,8 +140,10 @@ final class FlakyDisplay: FaceDisplay {
 
     @Test func framesFileFormat() {
         let status = Status(state: "running", phase: "work", round: 1, rounds: 12)
-        #expect(FramesRecorder.panelLine(t: .seconds(12), decimals: 3, role: .time, text: " 2:58", status: status)
-                == #"{"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running"}"#)
+        let ram = try! Frame(" 2:58", kind: .seg7x4).ram()
+        let panel = PanelReadout(role: .time, kind: .seg7x4, text: " 2:58", ram: ram, brightness: 15, blink: .off, displayOn: true)
+        #expect(FramesRecorder.panelLine(t: .seconds(12), decimals: 3, panel: panel, status: status)
+                == #"{"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running", "ram": "00005b0002006d007f00000000000000", "brightness": 15, "blink": "off"}"#)
         #expect(Duration.microseconds(12_000_345).formattedSeconds(decimals: 6) == "12.000345")
         #expect(FramesRecorder.jsonString("a\"b\\c\u{1}") == #""a\"b\\c\u0001""#)
     }

@@ -1,0 +1,15 @@
+/// One already-open I2C target (bus + 7-bit address), SMBus style. The driver only
+/// uses these two transfers and never opens or closes anything; the owner of the
+/// bus does. Implementations: the libi2c device in LinuxHardware,
+/// `EmulatedHT16K33` (Simulation) and `PlaybackI2CDevice` (I2CPlayback).
+public protocol I2CDevice {
+    /// The bus, for messages, e.g. `"i2c-1"`.
+    var name: String { get }
+    /// The 7-bit target address, e.g. 0x70.
+    var address: UInt8 { get }
+    /// SMBus "send byte" (`i2c_smbus_write_byte`): one byte after the address.
+    mutating func sendByte(_ byte: UInt8) throws(I2CError)
+    /// SMBus "write I2C block data" (`i2c_smbus_write_i2c_block_data`): the
+    /// register/command byte followed by `bytes` (at most 32).
+    mutating func writeBlock(register: UInt8, _ bytes: [UInt8]) throws(I2CError)
+}

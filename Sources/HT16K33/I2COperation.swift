@@ -1,0 +1,30 @@
+/// One transfer on the bus, as named in errors and scripted in playback tests.
+public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// SMBus send byte.
+    case sendByte(UInt8)
+    /// SMBus write I2C block data at `register`.
+    case writeBlock(register: UInt8, bytes: [UInt8])
+
+    public var description: String {
+        switch self {
+        case let .sendByte(byte):
+            "send byte \(hex(byte))"
+        case let .writeBlock(register, bytes):
+            "write block @\(hex(register)) [\(bytes.map(hex).joined(separator: " "))]"
+        }
+    }
+
+    /// Short form without the data, used in error messages.
+    public var summary: String {
+        switch self {
+        case let .sendByte(byte): "send byte \(hex(byte))"
+        case let .writeBlock(register, bytes): "write block @\(hex(register)) (\(bytes.count) bytes)"
+        }
+    }
+}
+
+/// `0x2a`-style formatting without Foundation.
+func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
+}

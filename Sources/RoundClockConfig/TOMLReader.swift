@@ -1,0 +1,99 @@
+import TOMLKit
+
+/// Typed, strict access to one TOML table: every read names its key path in errors,
+/// and `finish()` rejects keys nobody asked for (typos never pass silently).
+struct TOMLReader {
+    let file: String
+    let path: String
+    let table: TOMLTable
+    private var used: Set<String> = []
+
+    init(file: String, path: String = "", table: TOMLTable) {
+        self.file = file
+        self.path = path
+        self.table = table
+    }
+
+    /// Parses a whole document; syntax errors carry line and column.
+    static func parse(_ text: String, file: String) throws(ConfigError) -> TOMLReader {
+        do {
+            return TOMLReader(file: file, table: try TOMLTable(string: text))
+        } catch let error as TOMLParseError {
+            throw ConfigError(file: file, location: "line \(error.source.begin.line), column \(error.source.begin.column)",
+                              message: "not valid TOML: \(error.description)")
+        } catch {
+            throw ConfigError(file: file, location: "", message: "not valid TOML: \(error)")
+        }
+    }
+
+    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func fail(_ key: String, _ message: String) -> ConfigError {
+        ConfigError(file: file, location: keyPath(key), message: message)
+    }
+
+    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+        used.insert(key)
+        return table[key]
+    }
+
+    private func describe(_ value: TOMLValueConvertible) -> String {
+        value.debugDescription
+    }
+
+    mutating func string(_ key: String) throws(ConfigError) -> String? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.string else { throw fail(key, "expected a string in quotes, got \(describe(v))") }
+        return s
+    }
+
+    mutating func requiredString(_ key: String) throws(ConfigError) -> String {
+        guard let s = try string(key) else { throw fail(key, "missing; it is required") }
+        return s
+    }
+
+    mutating func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        guard let v = value(key) else { return nil }
+        guard let n = v.int else { throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(v))") }
+        guard range.contains(n) else { throw fail(key, "\(n) is out of range; allowed are \(range.lowerBound) to \(range.upperBound)") }
+        return n
+    }
+
+    mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard let b = v.bool else { throw fail(key, "expected true or false, got \(describe(v))") }
+        return b
+    }
+
+    mutating func choice(_ key: String, _ allowed: [String]) throws(ConfigError) -> String? {
+        guard let s = try string(key) else { return nil }
+        guard allowed.contains(s) else { throw fail(key, "\"\(s)\" is not allowed; use one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))") }
+        return s
+    }
+
+    mutating func table(_ key: String) throws(ConfigError) -> TOMLReader? {
+        guard let v = value(key) else { return nil }
+        guard let t = v.table else { throw fail(key, "expected a table [\(keyPath(key))], got \(describe(v))") }
+        return TOMLReader(file: file, path: keyPath(key), table: t)
+    }
+
+    /// An array of tables (`[[key]]`).
+    mutating func tables(_ key: String) throws(ConfigError) -> [TOMLReader] {
+        guard let v = value(key) else { return [] }
+        guard let array = v.array else { throw fail(key, "expected an array of tables [[\(keyPath(key))]], got \(describe(v))") }
+        var out: [TOMLReader] = []
+        for (index, element) in array.enumerated() {
+            guard let t = element.table else { throw fail(key, "element \(index + 1) is not a table") }
+            out.append(TOMLReader(file: file, path: "\(keyPath(key))[\(index + 1)]", table: t))
+        }
+        return out
+    }
+
+    /// Rejects keys that were never read: a typo must not be silently ignored.
+    func finish() throws(ConfigError) {
+        for key in table.keys.sorted() where !used.contains(key) {
+            let known = used.sorted().joined(separator: ", ")
+            throw fail(key, "unknown key; known here: \(known)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// What one panel shows: a glyph per position (with its decimal point), the colon,
+/// the extra indicator dots, brightness and hardware blink.
+///
+/// A Frame is always valid for its `kind`: build it from text (`init(_:kind:)`),
+/// from display RAM (`init(ram:kind:)`) or blank (`init(kind:)`). Characters are
+/// stored in the canonical form decoding returns (e.g. `s` on 7 segments is
+/// stored as `5`), so `Frame(ram: frame.ram(), kind:)` equals the frame apart from
+/// brightness and blink, which are not part of display RAM.
+public struct Frame: Equatable, Sendable {
+    /// One character position.
+    public struct Cell: Equatable, Sendable {
+        /// The glyph shown, in canonical form.
+        public internal(set) var character: Character
+        /// Whether the position's decimal point is lit.
+        public internal(set) var point: Bool
+
+        init(_ character: Character, point: Bool = false) {
+            self.character = character
+            self.point = point
+        }
+    }
+
+    /// The backpack this frame is for.
+    public let kind: LayoutKind
+    /// Exactly `kind.positions` cells, left to right.
+    public internal(set) var cells: [Cell]
+    /// Centre colon (only on kinds with `hasColon`).
+    public internal(set) var colon: Bool = false
+    /// Extra dots (only on `bigseg7x4`).
+    public internal(set) var indicators: Indicators = []
+    /// Dimming level 0...15 (HT16K33 dimming set 0xE0 | level; 0 is the dimmest,
+    /// not off). Values above 15 are stored as 15.
+    public var brightness: UInt8 = 15 {
+        didSet { if brightness > 15 { brightness = 15 } }
+    }
+    /// Hardware blink rate.
+    public var blink: Blink = .off
+
+    /// A dark panel.
+    public init(kind: LayoutKind) {
+        self.kind = kind
+        cells = Array(repeating: Cell(" "), count: kind.positions)
+    }
+
+    /// Parses panel text (see `TextParser` for the format), e.g. `" 2:58"`.
+    public init(
+        _ text: String, kind: LayoutKind, brightness: UInt8 = 15, blink: Blink = .off
+    ) throws(SegmentDisplayError) {
+        self = try TextParser.parse(text, kind: kind)
+        self.brightness = min(brightness, 15)
+        self.blink = blink
+    }
+
+    /// Turns the colon on or off; throws on kinds without a colon.
+    public mutating func setColon(_ on: Bool) throws(SegmentDisplayError) {
+        guard kind.hasColon else { throw .noColon(kind) }
+        colon = on
+    }
+
+    /// Sets the indicator dots; throws on kinds without them (all but `bigseg7x4`).
+    public mutating func setIndicators(_ dots: Indicators) throws(SegmentDisplayError) {
+        guard kind.hasIndicators || dots.isEmpty else { throw .noIndicators(kind) }
+        indicators = dots.intersection(.all)
+    }
+
+    /// The panel text in canonical form: one character per position, `.` after a
+    /// position whose point is lit, `:` after the 2nd position when the colon is
+    /// lit. Indicator dots have no text form.
+    public var text: String {
+        var result = ""
+        for (index, cell) in cells.enumerated() {
+            result.append(cell.character)
+            if cell.point { result.append(".") }
+            if colon && index == kind.colonAfterPosition - 1 { result.append(":") }
+        }
+        return result
+    }
+}
