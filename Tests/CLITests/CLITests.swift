@@ -143,6 +143,40 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("backtrace"))
     }
 
+    @Test func renderPrintsRAMThenArt() throws {
+        let run = try CLIRun.run(["render", "--display", "seg7x4", " 2:58", "--plain"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "00005b0002006d007f00000000000000")
+        #expect(lines.count >= 5, "segment art below the RAM line")
+        let short = try CLIRun.run(["render", "--display", "seg14x4", "GO", "--plain"])
+        #expect(short.stdout.hasPrefix("00000000bd003f00"), "right-aligned: positions 0 and 1 blank, G = 0x00bd, O = 0x003f")
+        let bad = try CLIRun.run(["render", "--display", "seg7x4", "WORK"])
+        #expect(bad.status == 64 && bad.stderr.contains("\"W\""))
+        let kind = try CLIRun.run(["render", "--display", "seg9x4", "1"])
+        #expect(kind.status == 64 && kind.stderr.contains("seg7x4, bigseg7x4, seg14x4, matrix8x8, matrix16x8"))
+    }
+
+    @Test func boardFileChoosesThePanels() throws {
+        let board = temporaryFile("board.toml")
+        let frames = temporaryFile("board.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: board); try? FileManager.default.removeItem(atPath: frames) }
+        try """
+            name = "one big panel"
+            [[panels]]
+            role = "time"
+            kind = "bigseg7x4"
+            address = 0x74
+            """.write(toFile: board, atomically: true, encoding: .utf8)
+        let run = try CLIRun.run(["simulate", "--board", board, "--program", "countdown:0:03", "--virtual", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try jsonLines(frames)
+        #expect(Set(lines.compactMap { $0.object["panel"] as? String }) == ["time"])
+        #expect(lines.first?.object["ram"] as? String == "00003f0002003f004f00000000000000", " 0:03 with the colon")
+        let broken = try CLIRun.run(["simulate", "--board", "/nonexistent.toml"])
+        #expect(broken.status == 64 && broken.stderr.contains("/nonexistent.toml: cannot open"))
+    }
+
     @Test func unwritableFramesFileIsACantCreateError() throws {
         let run = try CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
         #expect(run.status == 73)
