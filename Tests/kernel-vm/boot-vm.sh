@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# usage: boot-vm.sh VMLINUZ INITRD SHARE-DIR MODULES-DIR
+# Boots the kernel in qemu with the host's / (read-only), SHARE-DIR (read-write, must hold
+# guest-tests.sh) and MODULES-DIR (read-only, lib/modules/<kver>) shared over 9p. The guest
+# writes its exit code to SHARE-DIR/rc; this script exits with it, or 125 if there is none
+# (VM crashed, hung or timed out).
+# Environment: VM_TIMEOUT (seconds, default 300), VM_SMP (default 2), VM_MEM (MB, default 1024),
+# ACCEL=kvm|tcg|auto (default auto: KVM only if /dev/kvm works AND the CPU shows vmx/svm;
+# a nested /dev/kvm shim without those flags is far slower than TCG).
+set -euo pipefail
+[ $# -eq 4 ] || { echo "usage: $0 VMLINUZ INITRD SHARE-DIR MODULES-DIR" >&2; exit 2; }
+K=$1 I=$2 S=$3 M=$4
+for f in "$K" "$I" "$S/guest-tests.sh"; do [ -e "$f" ] || { echo "boot-vm: $f missing" >&2; exit 2; }; done
+[ -d "$M" ] || { echo "boot-vm: module dir $M missing" >&2; exit 2; }
+ACCEL=${ACCEL:-auto}
+if [ "$ACCEL" = auto ]; then
+  ACCEL=tcg
+  if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo &&
+     echo '{"execute":"qmp_capabilities"}{"execute":"quit"}' |
+       timeout 20 qemu-system-x86_64 -accel kvm -machine none -nodefaults -display none -qmp stdio >/dev/null 2>&1; then
+    ACCEL=kvm
+  fi
+fi
+if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
+rm -f "$S/rc"
+echo "boot-vm: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-300}s"
+set +e
+timeout --kill-after=10 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
+  -nographic -no-reboot -nodefaults -serial stdio -monitor none \
+  -kernel "$K" -initrd "$I" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+  -virtfs local,path="$S",mount_tag=work,security_model=none \
+  -virtfs local,path="$M",mount_tag=mods,security_model=none,readonly=on </dev/null
+q=$?
+set -e
+if [ $q -eq 124 ] || [ $q -eq 137 ]; then echo "boot-vm: qemu killed after ${VM_TIMEOUT:-300}s (timeout)"; fi
+[ -f "$S/rc" ] || { echo "boot-vm: no result from the guest (qemu exit $q: VM crashed, hung or timed out)"; exit 125; }
+exit "$(cat "$S/rc")"

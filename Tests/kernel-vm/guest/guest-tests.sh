@@ -1,0 +1,300 @@
+#!/bin/bash
+# Runs inside the test VM (PID 1 = guest/init), chrooted into the host's read-only root;
+# /tmp is a tmpfs, /tmp/work is the host's writable share (config.sh, helpers, results).
+# Each check appends "PASS|FAIL|SKIP <id> <text>" to /tmp/work/results; the last line is END.
+# Exit code: 0 if nothing failed.
+set -u
+W=/tmp/work
+# shellcheck source=/dev/null
+. "$W/config.sh"          # BINARY (may be empty), BINARY_NOTE, LIBGPIOD
+RES=$W/results
+ART=$W/artifacts
+: > "$RES"
+mkdir -p "$ART"
+FAILS=0
+
+now() { date +%s.%N; }
+T0=$(now)
+elapsed() { awk -v a="$T0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+log() { echo "guest [$(elapsed)s]: $*"; }
+result() {
+  local status=$1 id=$2; shift 2
+  echo "$status $id $*" >> "$RES"
+  echo "==== $status $id $*"
+  [ "$status" = FAIL ] && FAILS=$((FAILS + 1))
+  return 0
+}
+pass() { result PASS "$@"; }
+fail() { result FAIL "$@"; }
+skip() { result SKIP "$@"; }
+ok_if() { local rc=$1 id=$2; shift 2; if [ "$rc" -eq 0 ]; then pass "$id" "$@"; else fail "$id" "$*"; fi; }
+indent() { sed 's/^/    /'; }
+# i2c block read of display RAM at register 0x00 as 32 lower-case hex digits
+read_ram() { i2cget -y "$BUS" "$1" 0x00 i 16 2>/dev/null | sed 's/0x//g; s/ //g' | tr 'A-F' 'a-f'; }
+# last "ram" of a panel in a frames file
+last_ram() { grep "\"panel\": \"$2\"" "$1" 2>/dev/null | tail -1 | sed -n 's/.*"ram": "\([0-9a-fA-F]*\)".*/\1/p' | tr 'A-F' 'a-f'; }
+
+log "kernel $(uname -r), libgpiod mode $LIBGPIOD, binary ${BINARY:-none}"
+
+# ---------------------------------------------------------------------------------------
+# a. kernel simulators: i2c-stub with three HT16K33 addresses, gpio-sim with named lines
+# ---------------------------------------------------------------------------------------
+BUS=""
+if modprobe i2c-dev && modprobe i2c-stub chip_addr=0x70,0x71,0x72; then
+  BUS=$(i2cdetect -l | awk -F'\t' '/SMBus stub driver/ { sub("i2c-", "", $1); print $1; exit }')
+fi
+if [ -n "$BUS" ]; then
+  scan=$(i2cdetect -y "$BUS" 0x70 0x77 2>&1)
+  echo "$scan" | indent
+  echo "$scan" | grep -qE '^70: 70 71 72 -- -- -- -- --'
+  ok_if $? a1 "i2c-stub chip_addr=0x70,0x71,0x72 on /dev/i2c-$BUS: i2cdetect sees exactly 0x70 0x71 0x72"
+else
+  fail a1 "i2c-stub did not load or its bus was not found (i2cdetect -l: $(i2cdetect -l 2>&1 | tr '\t\n' ' '))"
+fi
+
+SYS="" CHIP="" GPIOSIM_OK=1
+C=/sys/kernel/config/gpio-sim/roundclock
+modprobe configfs 2>/dev/null   # a module in Debian's kernel; gpio-sim needs it mounted
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+if ! modprobe gpio-sim; then
+  GPIOSIM_OK=0
+  fail a2 "modprobe gpio-sim failed (out-of-tree module missing from /lib/modules/$(uname -r)/extra?)"
+else
+  # bank0: an unnamed 8-line chip first, so that lookup by name has to search across chips;
+  # bank1: a Pi-like 28-line header with the board's lines named at their BCM offsets.
+  { mkdir "$C" "$C/bank0" "$C/bank1" &&
+    echo 8 > "$C/bank0/num_lines" && echo vm-other > "$C/bank0/label" &&
+    echo 28 > "$C/bank1/num_lines" && echo vm-pi-header > "$C/bank1/label" &&
+    for n in 17 27 22 18; do mkdir "$C/bank1/line$n" && echo "GPIO$n" > "$C/bank1/line$n/name" || exit 1; done &&
+    echo 1 > "$C/live"; } 2>&1 | indent
+  if [ "$(cat "$C/live" 2>/dev/null)" = 1 ]; then
+    CHIP=$(cat "$C/bank1/chip_name")
+    SYS=/sys/devices/platform/$(cat "$C/dev_name")/$CHIP
+    gpiodetect | indent
+    [ -d "$SYS/sim_gpio17" ] && [ -d "$SYS/sim_gpio18" ]
+    ok_if $? a2 "gpio-sim chip live via configfs: $CHIP (28 lines) after $(cat "$C/bank0/chip_name") (8 lines), sysfs $SYS"
+  else
+    GPIOSIM_OK=0
+    fail a2 "gpio-sim configfs chip did not go live"
+  fi
+fi
+if [ $GPIOSIM_OK = 1 ]; then
+  a3=0
+  for n in 17 27 22 18; do
+    got=$(gpiofind "GPIO$n" 2>&1)
+    echo "    gpiofind GPIO$n -> $got"
+    [ "$got" = "$CHIP $n" ] || a3=1
+    gpioinfo "$CHIP" | grep -qE "^[[:space:]]+line[[:space:]]+$n:[[:space:]]+\"GPIO$n\"" || { a3=1; echo "    gpioinfo $CHIP does not name line $n GPIO$n"; }
+  done
+  gpioinfo "$CHIP" | grep -E '"GPIO' | indent
+  ok_if $a3 a3 "gpiofind/gpioinfo find GPIO17 GPIO27 GPIO22 GPIO18 by name on $CHIP"
+  # idle state of the buttons: released (active-low: pull-up)
+  for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
+else
+  fail a3 "no gpio-sim chip, so no named lines"
+fi
+
+# ---------------------------------------------------------------------------------------
+# raw libgpiod / libi2c C checks (built on the host against libgpiod $LIBGPIOD and libi2c)
+# ---------------------------------------------------------------------------------------
+if [ $GPIOSIM_OK = 1 ]; then
+  "$W/gpio_check" GPIO17 GPIO18 2>&1 | indent
+  ok_if "${PIPESTATUS[0]}" r1 "libgpiod $LIBGPIOD C check: find by name, bias pull-up, active-low edges, output line"
+  echo pull-up > "$SYS/sim_gpio17/pull"
+else
+  fail r1 "libgpiod $LIBGPIOD C check not run: no gpio-sim chip"
+fi
+if [ -n "$BUS" ]; then
+  "$W/i2c_check" "/dev/i2c-$BUS" 0x70 0x71 0x72 2>&1 | indent
+  ok_if "${PIPESTATUS[0]}" r2 "libi2c C check: HT16K33 commands and 16-byte RAM block write/read at 0x70 0x71 0x72"
+else
+  fail r2 "libi2c C check not run: no i2c-stub bus"
+fi
+
+# ---------------------------------------------------------------------------------------
+# b. the roundclock binary in the VM: runs, probe
+# ---------------------------------------------------------------------------------------
+has_subcommand() { "$BINARY" help "$1" 2>/dev/null | grep -q "USAGE: roundclock $1"; }
+HAVE_BIN=0
+if [ -z "$BINARY" ]; then
+  skip b1 "roundclock binary: none ($BINARY_NOTE)"
+else
+  missing=$(ldd "$BINARY" 2>&1 | grep 'not found')
+  [ -n "$missing" ] && echo "$missing" | indent
+  t=$(now)
+  "$BINARY" --help > "$ART/help.txt" 2>&1
+  rc=$?
+  log "first start of the binary took $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') s"
+  if [ $rc -eq 0 ] && [ -z "$missing" ]; then
+    HAVE_BIN=1
+    pass b1 "roundclock runs in the VM (Swift runtime from the host's /opt/swift over 9p): $BINARY"
+  else
+    fail b1 "roundclock does not run in the VM (exit $rc): $(head -3 "$ART/help.txt" | tr '\n' ' ')"
+  fi
+fi
+
+if [ $HAVE_BIN = 1 ] && has_subcommand probe; then
+  if [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then
+    fail b2 "probe not run: simulators missing (see a1-a3)"
+  else
+    timeout 60 "$BINARY" probe --bus "$BUS" > "$ART/probe.txt" 2>&1
+    rc=$?
+    indent < "$ART/probe.txt"
+    miss=""
+    for a in 0x70 0x71 0x72; do grep -qi "$a" "$ART/probe.txt" || miss="$miss $a"; done
+    [ $rc -eq 0 ] && [ -z "$miss" ]
+    ok_if $? b2 "roundclock probe --bus $BUS lists the HT16K33 chips 0x70 0x71 0x72 (exit $rc${miss:+, missing:$miss})"
+    miss=""
+    for n in GPIO17 GPIO27 GPIO22 GPIO18; do grep -qw "$n" "$ART/probe.txt" || miss="$miss $n"; done
+    [ $rc -eq 0 ] && [ -z "$miss" ]
+    ok_if $? b3 "roundclock probe lists the gpio-sim lines GPIO17 GPIO27 GPIO22 GPIO18 (exit $rc${miss:+, missing:$miss})"
+  fi
+elif [ $HAVE_BIN = 1 ]; then
+  skip b2 "roundclock has no 'probe' subcommand yet ('roundclock help probe' shows no USAGE for it)"
+  skip b3 "roundclock has no 'probe' subcommand yet"
+fi
+
+# ---------------------------------------------------------------------------------------
+# c. scripted session on the real kernel paths, compared with the simulator
+# ---------------------------------------------------------------------------------------
+if [ $HAVE_BIN = 1 ] && has_subcommand run; then
+  if [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then
+    fail c1 "run not started: simulators missing (see a1-a3)"
+  else
+    cat > /tmp/board.toml <<EOF
+# Board of the test VM: i2c-stub and gpio-sim (written by Tests/kernel-vm/guest/guest-tests.sh)
+name = "kernel-vm"
+description = "qemu VM: i2c-stub at 0x70-0x72, gpio-sim lines GPIO17/27/22/18"
+
+[i2c]
+bus = $BUS
+
+[[panels]]
+role = "time"
+kind = "seg7x4"
+address = 0x70
+
+[[panels]]
+role = "round"
+kind = "seg7x4"
+address = 0x71
+
+[[panels]]
+role = "phase"
+kind = "seg14x4"
+address = 0x72
+
+[buttons]
+start = "GPIO17"
+stop = "GPIO27"
+mode = "GPIO22"
+active_low = true
+bias = "pull-up"
+
+[buzzer]
+line = "GPIO18"
+EOF
+    cp /tmp/board.toml "$ART/board.toml"
+    # power-up garbage in display RAM: the driver must clear it (i2c-stub starts zeroed)
+    for a in 0x70 0x71 0x72; do
+      i2cset -y "$BUS" $a 0x00 0xa5 0x5a 0xff 0x81 0x42 0x24 0x18 0xe7 0xa5 0x5a 0xff 0x81 0x42 0x24 0x18 0xe7 i
+    done
+    for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
+    rm -f /tmp/run.jsonl
+    log "starting: roundclock run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10"
+    LAUNCH=$(now)
+    timeout 60 "$BINARY" run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10 \
+      > "$ART/run.out" 2>&1 &
+    RUN=$!
+    # buzzer line sampler (information only)
+    ( while kill -0 $RUN 2>/dev/null; do echo "$(now) $(cat "$SYS/sim_gpio18/value")"; sleep 0.05; done ) > /tmp/buzzer.log 2>&1 &
+    SAMPLER=$!
+    # READY: the first time-panel frame is written and START's line is requested
+    SEEN="" USED=0
+    for _ in $(seq 300); do
+      if [ -z "$SEEN" ] && grep -q '"panel": "time"' /tmp/run.jsonl 2>/dev/null; then SEEN=$(now); fi
+      gpioinfo "$CHIP" 2>/dev/null | grep -E '"GPIO17"' | grep -q '\[used\]' && USED=1
+      [ -n "$SEEN" ] && [ $USED = 1 ] && break
+      kill -0 $RUN 2>/dev/null || break
+      sleep 0.1
+    done
+    gpioinfo "$CHIP" | grep -E '"GPIO' | indent
+    if [ -n "$SEEN" ] && [ $USED = 1 ]; then
+      pass c1 "run is up and READY after $(awk -v a="$LAUNCH" -v b="$SEEN" 'BEGIN { printf "%.2f", b - a }') s: first frame written, GPIO17 requested"
+      # press START about 1 s after READY (and so >= 1 s after launch)
+      sleep 1
+      BEFORE=$(grep '"panel": "time"' /tmp/run.jsonl | grep -vc '" 0:05"')
+      PRESS=$(now)
+      echo pull-down > "$SYS/sim_gpio17/pull"
+      sleep 0.2
+      echo pull-up > "$SYS/sim_gpio17/pull"
+      log "pressed START at $(awk -v a="$LAUNCH" -v b="$PRESS" 'BEGIN { printf "%.2f", b - a }') s after launch (held 0.2 s)"
+    else
+      BEFORE=0 PRESS=""
+      fail c1 "run did not reach READY within 30 s (frames written: ${SEEN:+yes}${SEEN:-no}, GPIO17 requested: $USED)"
+    fi
+    wait $RUN
+    rc=$?
+    kill $SAMPLER 2>/dev/null; wait $SAMPLER 2>/dev/null
+    log "run exited $rc after $(awk -v a="$LAUNCH" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') s; its output:"
+    indent < "$ART/run.out"
+    cp /tmp/run.jsonl "$ART/run.jsonl" 2>/dev/null
+    cp /tmp/buzzer.log "$ART/buzzer.log" 2>/dev/null
+    echo "    buzzer GPIO18 (sim value sampled every 50 ms): $(awk '{ print $2 }' /tmp/buzzer.log | uniq -c | awk '{ printf "%s x%s, ", $2, $1 }')"
+    if [ $rc -eq 0 ]; then pass c2 "run --until 10 exited 0"
+    elif [ $rc -eq 124 ]; then fail c2 "run --until 10 was still running after 60 s (killed by timeout)"
+    else fail c2 "run --until 10 exited $rc"; fi
+
+    # expected: the same script through the simulator (virtual time)
+    timeout 60 "$BINARY" simulate --program countdown:0:05 --ready --events 1:start --virtual --frames /tmp/sim.jsonl --until 10 \
+      > "$ART/simulate.out" 2>&1
+    src=$?
+    cp /tmp/sim.jsonl "$ART/sim.jsonl" 2>/dev/null
+    [ $src -eq 0 ] || { echo "    simulate exited $src:"; indent < "$ART/simulate.out"; }
+    declare -A ADDR=([time]=0x70 [round]=0x71 [phase]=0x72)
+    i=3
+    for p in time round phase; do
+      got=$(read_ram "${ADDR[$p]}")
+      want=$(last_ram /tmp/sim.jsonl $p)
+      frames=$(last_ram /tmp/run.jsonl $p)
+      echo "    $p ${ADDR[$p]}: i2c-stub $got"
+      echo "    $p ${ADDR[$p]}: simulate $want"
+      echo "    $p ${ADDR[$p]}: run frames $frames (last ram the run recorded; information)"
+      [ -n "$want" ] && [ ${#got} -eq 32 ] && [ "$got" = "$want" ]
+      ok_if $? c$i "final display RAM of the $p panel (${ADDR[$p]}) read from i2c-stub equals the simulator's (${want:-no simulator frame})"
+      i=$((i + 1))
+    done
+
+    # the time panel: " 0:05" while READY, then " 0:04" ... " 0:00", first change after the press
+    seq_texts=$(grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/.*"text": "\([^"]*\)".*/\1/p' | uniq | tr '\n' '|')
+    echo "    time panel texts: $seq_texts"
+    grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/^{"t": \([0-9.]*\),.*"text": "\([^"]*\)".*/      t=\1 "\2"/p'
+    verdict=$(grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/^{"t": \([0-9.]*\),.*"text": "\([^"]*\)".*/\1|\2/p' |
+      awk -F'|' -v press="${PRESS:-0}" -v seen="${SEEN:-0}" -v before="$BEFORE" '
+        NR == 1 { t0 = $1 }
+        $2 == " 0:04" && t4 == "" { t4 = $1 }
+        END {
+          if (press == 0) { print "no press"; exit }
+          if (before != 0) { print "the time panel changed before the press"; exit }
+          if (t4 == "") { print "no \" 0:04\" frame"; exit }
+          # wall(t0) <= seen, so the change at t4 is after the press if t4 - t0 >= press - seen + 1 s
+          need = press - seen + 1.0 - 0.02
+          if (t4 - t0 < need) { printf "first change at t=%.3f, but the press was at t >= %.3f + 1 s\n", t4, t0 + press - seen; exit }
+          printf "ok: first change at t=%.3f s, >= press (t >= %.3f) + 1 s\n", t4, t0 + press - seen
+        }')
+    echo "    $verdict"
+    [ "$seq_texts" = " 0:05| 0:04| 0:03| 0:02| 0:01| 0:00|" ] && [ "${verdict#ok}" != "$verdict" ]
+    ok_if $? c6 "run frames: time panel \" 0:05\" -> \" 0:04\" ... \" 0:00\", first change after the START press (${verdict})"
+  fi
+elif [ $HAVE_BIN = 1 ]; then
+  skip c1 "roundclock has no 'run' subcommand yet ('roundclock help run' shows no USAGE for it): scripted session skipped"
+fi
+
+if [ $FAILS -gt 0 ]; then
+  echo "guest: kernel log (last 25 lines):"
+  dmesg | tail -25 | indent
+fi
+log "done, $FAILS failed"
+echo END >> "$RES"
+sync
+[ $FAILS -eq 0 ]

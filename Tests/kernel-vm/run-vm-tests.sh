@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Real-kernel tests: boots Debian's kernel in qemu with i2c-stub and gpio-sim (built out of
+# tree at run time from linux-source) and runs RoundClock against them. See README.md here.
+#
+# usage: Tests/kernel-vm/run-vm-tests.sh [--binary PATH] [--libgpiod v1|v2]
+#   --binary PATH    the roundclock binary to test (default: .build/debug/roundclock for v1,
+#                    .build-gpiod2/debug/roundclock for v2; if that does not exist, the
+#                    roundclock checks are skipped, the kernel and C checks still run)
+#   --libgpiod v1|v2 which libgpiod the binary was built against; the C check program is
+#                    built against the same (v2: static library from scripts/build-libgpiod-v2.sh)
+# Environment:
+#   VM_CACHE             cache for downloads, kernel, module, logs (default: <repo>/.build-vm)
+#   LIBGPIOD_V2_PREFIX   libgpiod v2 prefix (default: $VM_CACHE/libgpiod-v2; built if missing)
+#   VM_TIMEOUT           seconds before qemu is killed (default 300); VM_SMP, VM_MEM, ACCEL: see boot-vm.sh
+#   VM_KERNEL            kernel ABI to boot, e.g. 6.1.0-41-amd64 (default: newest linux-headers installed)
+#   VM_NO_INSTALL=1      do not apt-get install (fail if something is missing)
+# Output: one "PASS|FAIL|SKIP <id> <text>" line per check, then a last line
+# "vm: N passed, M failed". Exit status 0 only if the guest ran, nothing failed and N > 0.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+export DEBIAN_FRONTEND=noninteractive
+
+usage() { sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "run-vm-tests: error: $*" >&2; exit 2; }
+
+BINARY="" LIBGPIOD=v1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --binary) [ $# -ge 2 ] || die "--binary needs a path"; BINARY=$2; shift 2 ;;
+    --binary=*) BINARY=${1#*=}; shift ;;
+    --libgpiod) [ $# -ge 2 ] || die "--libgpiod needs v1 or v2"; LIBGPIOD=$2; shift 2 ;;
+    --libgpiod=*) LIBGPIOD=${1#*=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument '$1'" ;;
+  esac
+done
+case $LIBGPIOD in v1|v2) ;; *) die "--libgpiod must be v1 or v2, not '$LIBGPIOD'" ;; esac
+
+CACHE=${VM_CACHE:-$REPO/.build-vm}
+mkdir -p "$CACHE/debs" "$CACHE/logs"
+CACHE=$(cd "$CACHE" && pwd)
+LOGS=$CACHE/logs
+V2_PREFIX=${LIBGPIOD_V2_PREFIX:-$CACHE/libgpiod-v2}
+
+# ---- stage timing and the always-printed summary --------------------------------------
+START=$(date +%s)
+STAGE="" STAGE_T=$START TIMINGS=""
+stage() {
+  local t; t=$(date +%s)
+  [ -n "$STAGE" ] && TIMINGS="$TIMINGS $STAGE $((t - STAGE_T))s,"
+  STAGE=$1 STAGE_T=$t
+  [ "$1" = done ] || echo "[vm $(date +%T)] == $1"
+}
+SUMMARY_DONE=0
+on_exit() {
+  local rc=$?
+  if [ $SUMMARY_DONE = 0 ]; then
+    echo "FAIL prep host preparation failed in stage '$STAGE' (exit $rc); logs in $LOGS"
+    echo "vm: 0 passed, 1 failed"
+  fi
+}
+trap on_exit EXIT
+
+# ---- 1. packages ------------------------------------------------------------------------
+stage install
+PKGS=(qemu-system-x86 busybox-static gpiod i2c-tools libgpiod-dev libi2c-dev linux-headers-amd64
+      gcc make libc6-dev kmod cpio gzip xz-utils pkg-config)
+if [ "$LIBGPIOD" = v2 ] && [ ! -f "$V2_PREFIX/lib/libgpiod.a" ]; then PKGS+=(python3-pip); fi
+MISSING=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || MISSING+=("$p")
+done
+if [ ${#MISSING[@]} -gt 0 ]; then
+  [ "${VM_NO_INSTALL:-0}" = 1 ] && die "missing packages and VM_NO_INSTALL=1: ${MISSING[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then command -v sudo >/dev/null && SUDO="sudo -n" || die "need root to install: ${MISSING[*]}"; fi
+  echo "installing: ${MISSING[*]}"
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" > "$LOGS/apt.log" 2>&1; then
+    echo "apt-get install failed; running apt-get update and retrying"
+    $SUDO apt-get update -qq >> "$LOGS/apt.log" 2>&1 || { cat "$LOGS/apt.log" >&2; die "apt-get update failed"; }
+    $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" >> "$LOGS/apt.log" 2>&1 ||
+      { tail -30 "$LOGS/apt.log" >&2; die "apt-get install ${MISSING[*]} failed"; }
+  fi
+fi
+
+# apt-get download as root would warn that the _apt sandbox user cannot write here
+APT_DL=(apt-get download -q)
+[ "$(id -u)" = 0 ] && APT_DL+=(-o APT::Sandbox::User=root)
+apt_download() {   # package: downloads into $CACHE/debs unless a matching .deb is there
+  local pkg=$1
+  (cd "$CACHE/debs" && ls "${pkg}"_*.deb >/dev/null 2>&1) && return 0
+  (cd "$CACHE/debs" && "${APT_DL[@]}" "$pkg" > "$LOGS/apt-download-$pkg.log" 2>&1) ||
+    { cat "$LOGS/apt-download-$pkg.log" >&2; die "apt-get download $pkg failed"; }
+}
+
+# ---- 2. kernel image (unpacked, not installed) ------------------------------------------
+stage kernel
+if [ -n "${VM_KERNEL:-}" ]; then KV=$VM_KERNEL
+else
+  KV=$(for d in /usr/src/linux-headers-*-amd64; do [ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"; done | sort -V | tail -1)
+fi
+[ -n "$KV" ] || die "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
+[ -e "/lib/modules/$KV/build/Makefile" ] || die "/lib/modules/$KV/build is missing (apt-get install linux-headers-$KV)"
+KDIR=$CACHE/kernel-$KV
+if [ ! -f "$KDIR/boot/vmlinuz-$KV" ]; then
+  apt_download "linux-image-$KV"
+  rm -rf "$KDIR.tmp"
+  dpkg-deb -x "$(ls "$CACHE/debs/linux-image-${KV}"_*.deb | head -1)" "$KDIR.tmp"
+  [ -f "$KDIR.tmp/boot/vmlinuz-$KV" ] || die "linux-image-$KV has no boot/vmlinuz-$KV"
+  rm -rf "$KDIR"; mv "$KDIR.tmp" "$KDIR"
+  rm -f "$CACHE/debs/linux-image-${KV}"_*.deb
+fi
+MODDIR=$KDIR/lib/modules/$KV
+echo "kernel $KV ($(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || echo '?'))"
+
+# ---- 3. gpio-sim, built out of tree from linux-source ------------------------------------
+stage gpio-sim
+GDIR=$CACHE/gpio-sim-$KV
+if [ ! -f "$GDIR/gpio-sim.ko" ]; then
+  SRCVER=$(echo "$KV" | cut -d. -f1,2)
+  apt_download "linux-source-$SRCVER"
+  SRCDEB=$(ls "$CACHE/debs/linux-source-${SRCVER}"_*.deb | head -1)
+  echo "gpio-sim from $(basename "$SRCDEB") for headers $(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || echo '?')"
+  rm -rf "$GDIR"; mkdir -p "$GDIR/build"
+  dpkg-deb --fsys-tarfile "$SRCDEB" | tar -xO "./usr/src/linux-source-$SRCVER.tar.xz" | xz -dc |
+    tar -x --strip-components=3 -C "$GDIR/build" \
+      "linux-source-$SRCVER/drivers/gpio/gpio-sim.c" "linux-source-$SRCVER/drivers/gpio/gpiolib.h" \
+      "linux-source-$SRCVER/kernel/irq/irq_sim.c" ||
+    die "could not extract gpio-sim.c, gpiolib.h, irq_sim.c from $SRCDEB"
+  mv "$GDIR/build/gpio-sim.c" "$GDIR/build/gpio-sim-main.c"
+  # irq_to_desc() is not exported to modules; generic_handle_irq() does the same here
+  grep -q 'handle_simple_irq(irq_to_desc(irqnum));' "$GDIR/build/irq_sim.c" ||
+    die "irq_sim.c in $SRCDEB changed: 'handle_simple_irq(irq_to_desc(irqnum))' not found, update the patch here"
+  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$GDIR/build/irq_sim.c"
+  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' > "$GDIR/build/Kbuild"
+  make -C "/lib/modules/$KV/build" M="$GDIR/build" -j"$(nproc)" modules > "$LOGS/gpio-sim-build.log" 2>&1 ||
+    { grep -v 'Skipping BTF' "$LOGS/gpio-sim-build.log" | tail -30 >&2; die "building gpio-sim.ko failed"; }
+  cp "$GDIR/build/gpio-sim.ko" "$GDIR/gpio-sim.ko"
+  rm -f "$SRCDEB"     # ~140 MB; the built module is what is cached
+fi
+mkdir -p "$MODDIR/extra"
+cmp -s "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko" || cp "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko"
+depmod -b "$KDIR" "$KV"
+
+# ---- 4. the guest's share: test script, C helpers, config --------------------------------
+stage helpers
+SHARE=$CACHE/share-$LIBGPIOD
+rm -rf "$SHARE"; mkdir -p "$SHARE"
+cp "$HERE/guest/guest-tests.sh" "$SHARE/guest-tests.sh"
+if [ "$LIBGPIOD" = v2 ]; then
+  "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
+    { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
+  read -r -a GPIOD_FLAGS <<< "$(PKG_CONFIG_PATH="$V2_PREFIX/lib/pkgconfig" pkg-config --cflags --libs libgpiod)"
+else
+  GPIOD_FLAGS=(-lgpiod)
+fi
+gcc -O2 -Wall -Wextra -o "$SHARE/gpio_check" "$HERE/src/gpio_check.c" "${GPIOD_FLAGS[@]}" ||
+  die "compiling src/gpio_check.c against libgpiod $LIBGPIOD failed"
+gcc -O2 -Wall -Wextra -o "$SHARE/i2c_check" "$HERE/src/i2c_check.c" -li2c || die "compiling src/i2c_check.c failed"
+
+# The binary: the guest sees the host's / at the same paths, except /tmp, /run and /var/tmp
+# (tmpfs in the guest); a binary there is copied into the share.
+BINARY_NOTE=""
+if [ -n "$BINARY" ]; then
+  [ -x "$BINARY" ] || die "--binary $BINARY: no such executable"
+else
+  if [ "$LIBGPIOD" = v2 ]; then BINARY=$REPO/.build-gpiod2/debug/roundclock; else BINARY=$REPO/.build/debug/roundclock; fi
+  if [ ! -x "$BINARY" ]; then
+    BINARY_NOTE="no --binary given and $BINARY does not exist"
+    BINARY=""
+  fi
+fi
+LINKS=""
+if [ -n "$BINARY" ]; then
+  BINARY=$(readlink -f "$BINARY")
+  case $BINARY in
+    /tmp/*|/run/*|/var/tmp/*) mkdir -p "$SHARE/bin"; cp "$BINARY" "$SHARE/bin/roundclock"; BINARY=/tmp/work/bin/roundclock ;;
+  esac
+  # which libgpiod the binary carries: v1 is linked as Debian's libgpiod.so.2, v2 statically
+  BIN_HOST=$BINARY; [ "$BINARY" = /tmp/work/bin/roundclock ] && BIN_HOST=$SHARE/bin/roundclock
+  if readelf -d "$BIN_HOST" 2>/dev/null | grep -q 'NEEDED.*libgpiod\.so'; then LINKS=v1
+  elif grep -qa 'gpiod_chip_request_lines' "$BIN_HOST"; then LINKS=v2
+  elif grep -qa 'gpiod_' "$BIN_HOST"; then LINKS=unknown
+  fi
+  echo "binary $BINARY (libgpiod: ${LINKS:-not used})"
+fi
+{
+  printf 'BINARY=%q\n' "$BINARY"
+  printf 'BINARY_NOTE=%q\n' "$BINARY_NOTE"
+  printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
+} > "$SHARE/config.sh"
+
+# ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -
+stage initramfs
+INITRD=$CACHE/initrd-$KV.gz
+KEY=$(cat "$HERE/guest/init" "$HERE/mkinitramfs.sh" /bin/busybox | sha256sum | cut -c1-16)
+if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.key" 2>/dev/null)" != "$KEY" ]; then
+  "$HERE/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
+  echo "$KEY" > "$INITRD.key"
+fi
+
+# ---- 6. boot and test ---------------------------------------------------------------------
+stage vm
+set +e
+"$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
+VMRC=${PIPESTATUS[0]}
+set -e
+stage done
+
+# ---- 7. summary -----------------------------------------------------------------------------
+PASSED=0 FAILED=0 SKIPPED=0
+echo
+echo "==== kernel-VM tests: libgpiod $LIBGPIOD, kernel $KV, binary ${BINARY:-none}"
+report() {
+  echo "$1 $2 $3"
+  case $1 in PASS) PASSED=$((PASSED + 1)) ;; FAIL) FAILED=$((FAILED + 1)) ;; SKIP) SKIPPED=$((SKIPPED + 1)) ;; esac
+}
+if [ -n "$BINARY" ] && [ -n "$LINKS" ]; then
+  if [ "$LINKS" = "$LIBGPIOD" ]; then report PASS h1 "the binary is built against libgpiod $LIBGPIOD"
+  else report FAIL h1 "--libgpiod $LIBGPIOD, but the binary is built against libgpiod $LINKS"; fi
+fi
+ENDED=0
+if [ -f "$SHARE/results" ]; then
+  while read -r status id text; do
+    case $status in
+      PASS|FAIL|SKIP) report "$status" "$id" "$text" ;;
+      END) ENDED=1 ;;
+    esac
+  done < "$SHARE/results"
+fi
+if [ "$VMRC" = 125 ]; then report FAIL vm "no result from the VM (crashed, hung or timed out); console log $LOGS/console-$LIBGPIOD.log"
+elif [ $ENDED = 0 ]; then report FAIL vm "the guest test script did not finish (exit $VMRC); console log $LOGS/console-$LIBGPIOD.log"
+elif [ "$VMRC" != 0 ] && [ $FAILED = 0 ]; then report FAIL vm "guest exit code $VMRC without a failed check"
+fi
+echo "vm: timings:$TIMINGS total $(( $(date +%s) - START ))s"
+echo "vm: artifacts (frames, probe output, board file) in $SHARE/artifacts"
+[ $SKIPPED -gt 0 ] && echo "vm: $SKIPPED skipped (see SKIP lines)"
+SUMMARY_DONE=1
+echo "vm: $PASSED passed, $FAILED failed"
+[ $FAILED -eq 0 ] && [ $PASSED -gt 0 ]
