@@ -51,6 +51,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),

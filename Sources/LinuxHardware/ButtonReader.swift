@@ -69,22 +69,15 @@ public final class ButtonReader: @unchecked Sendable {
         close(wakePipe.write)
     }
 
-    private struct Debounce {
-        var pressed = false
-        var lockedUntil: UInt64 = 0
-        var recheck = false
-    }
-
     private func run() {
-        var state = [Debounce](repeating: Debounce(), count: lines.count)
-        for (i, entry) in lines.enumerated() { state[i].pressed = (try? entry.line.value()) ?? false }
+        var state = lines.map { EdgeDebouncer(pressed: (try? $0.line.value()) ?? false, lockoutNanoseconds: lockoutNanoseconds) }
         var dead = [Bool](repeating: false, count: lines.count)
         while true {
             var pollfds = lines.map { pollfd(fd: $0.line.eventFD, events: Int16(POLLIN), revents: 0) }
             pollfds.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
             for (i, isDead) in dead.enumerated() where isDead { pollfds[i].fd = -1 }
             let now = monotonicNanoseconds()
-            let nextRecheck = state.filter(\.recheck).map(\.lockedUntil).min()
+            let nextRecheck = state.compactMap(\.recheckAt).min()
             let timeout: Int32 = nextRecheck.map { $0 > now ? Int32(min(1000, ($0 - now) / 1_000_000 + 1)) : 0 } ?? -1
             let ready = poll(&pollfds, nfds_t(pollfds.count), timeout)
             if ready < 0 && errno != EINTR { return }
@@ -92,31 +85,58 @@ public final class ButtonReader: @unchecked Sendable {
             for i in lines.indices where pollfds[i].revents & Int16(POLLIN) != 0 {
                 do {
                     let event = try lines[i].line.readEvent()
-                    accept(i, pressed: event.active, at: event.timestampNanoseconds, state: &state)
+                    if state[i].edge(pressed: event.active, at: event.timestampNanoseconds) {
+                        handler(lines[i].button, event.active, event.timestampNanoseconds)
+                    }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                     dead[i] = true
                 }
             }
             let later = monotonicNanoseconds()
-            for i in lines.indices where state[i].recheck && state[i].lockedUntil <= later {
-                state[i].recheck = false
-                if let level = try? lines[i].line.value(), level != state[i].pressed {
-                    accept(i, pressed: level, at: later, state: &state)
+            for i in lines.indices where (state[i].recheckAt ?? .max) <= later {
+                if let level = try? lines[i].line.value(), state[i].settle(level: level, at: later) {
+                    handler(lines[i].button, level, later)
                 }
             }
         }
     }
+}
 
-    private func accept(_ i: Int, pressed: Bool, at timestamp: UInt64, state: inout [Debounce]) {
-        if timestamp < state[i].lockedUntil || pressed == state[i].pressed {
-            // Chatter inside the window, or a repeat of the level we already have.
-            if timestamp < state[i].lockedUntil { state[i].recheck = true }
-            return
+/// Debounce without added latency, for one button: the first edge counts at once; edges
+/// within the lockout window after it are chatter; when the window closes, the level is
+/// read once more and a change it settled to is delivered then. Pure: timestamps in.
+struct EdgeDebouncer: Sendable, Equatable {
+    private(set) var pressed: Bool
+    let lockoutNanoseconds: UInt64
+    private var lockedUntil: UInt64 = 0
+    /// When the level must be read again (chatter was seen inside the window).
+    private(set) var recheckAt: UInt64?
+
+    init(pressed: Bool, lockoutNanoseconds: UInt64) {
+        self.pressed = pressed
+        self.lockoutNanoseconds = lockoutNanoseconds
+    }
+
+    /// An edge from the kernel; true if it is a real press/release to deliver.
+    mutating func edge(pressed level: Bool, at t: UInt64) -> Bool {
+        if t < lockedUntil {
+            recheckAt = lockedUntil
+            return false
         }
-        state[i].pressed = pressed
-        state[i].lockedUntil = timestamp + lockoutNanoseconds
-        state[i].recheck = true
-        handler(lines[i].button, pressed, timestamp)
+        guard level != pressed else { return false }
+        pressed = level
+        lockedUntil = t &+ lockoutNanoseconds
+        recheckAt = nil
+        return true
+    }
+
+    /// The level read when the window closed; true if it differs and must be delivered.
+    mutating func settle(level: Bool, at t: UInt64) -> Bool {
+        recheckAt = nil
+        guard level != pressed else { return false }
+        pressed = level
+        lockedUntil = t &+ lockoutNanoseconds
+        return true
     }
 }
