@@ -24,6 +24,10 @@ let package = Package(
         .target(name: "I2CPlayback", dependencies: ["HT16K33"]),
         // Emulated HT16K33, RAM decoding and the terminal renderer.
         .target(name: "Simulation", dependencies: ["HT16K33", "SegmentDisplay"]),
+        // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
+        .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
+        // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
+        .target(name: "LinuxHardware", dependencies: ["CLinuxHardware", "HT16K33", "RoundClockCore"]),
         // Render loop, board display, button input, frame recording. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33"]),
         // Board files (and later the config file): strict TOML reading with clear errors.
@@ -35,7 +39,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -47,6 +51,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),

@@ -4,6 +4,8 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
     case sendByte(UInt8)
     /// SMBus write I2C block data at `register`.
     case writeBlock(register: UInt8, bytes: [UInt8])
+    /// SMBus read I2C block data of `count` bytes at `register` (display RAM read-back).
+    case readBlock(register: UInt8, count: Int)
 
     public var description: String {
         switch self {
@@ -11,6 +13,8 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
             "send byte \(hex(byte))"
         case let .writeBlock(register, bytes):
             "write block @\(hex(register)) [\(bytes.map(hex).joined(separator: " "))]"
+        case let .readBlock(register, count):
+            "read block @\(hex(register)) (\(count) bytes)"
         }
     }
 
@@ -19,6 +23,7 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
         switch self {
         case let .sendByte(byte): "send byte \(hex(byte))"
         case let .writeBlock(register, bytes): "write block @\(hex(register)) (\(bytes.count) bytes)"
+        case let .readBlock(register, count): "read block @\(hex(register)) (\(count) bytes)"
         }
     }
 }

@@ -28,48 +28,114 @@ public struct PanelReadout: Sendable, Hashable {
     public var displayOn: Bool
 }
 
+/// A panel went dark (its chip stopped answering) or came back.
+public enum DisplayEvent: Sendable, Hashable, CustomStringConvertible {
+    case offline(PanelRole, String)
+    case online(PanelRole)
+    public var description: String {
+        switch self {
+        case let .offline(role, error): "display \(role.rawValue) offline: \(error)"
+        case let .online(role): "display \(role.rawValue) online again, re-initialised"
+        }
+    }
+}
+
+/// The result of showing a face.
+public struct DisplayUpdate: Sendable, Hashable {
+    /// What each panel that answered now holds.
+    public var panels: [PanelReadout]
+    /// Offline/online transitions: once per outage, not once per attempt.
+    public var events: [DisplayEvent]
+    /// Set while a panel is offline: show the face again after this long.
+    public var retryAfter: Duration?
+    public init(panels: [PanelReadout], events: [DisplayEvent] = [], retryAfter: Duration? = nil) {
+        self.panels = panels
+        self.events = events
+        self.retryAfter = retryAfter
+    }
+}
+
+/// Where faces go: the simulated or real panels. `show` is called when the face differs
+/// from the last one fully shown, or when the previous update asked for a retry.
+public protocol FaceDisplay: Sendable {
+    func show(_ face: Face) async -> DisplayUpdate
+}
+
 /// Blink of the whole panel while paused: HT16K33 display setup B1B0 = 10 (1 Hz).
 let pausedBlink = Blink.oneHertz
 
 /// The panels of a board, each driven by an `HT16K33Driver` over its own device. The
 /// face is encoded with the panel's backpack layout and committed; only changed bytes
-/// and settings go on the wire.
+/// and settings go on the wire. A panel whose chip stops answering (unplugged, EIO,
+/// NACK/ENXIO) is marked offline while the others keep going; it is retried with
+/// backoff (0.1 s doubling to 1 s) and, once it answers, fully re-initialised (its RAM
+/// and settings were lost) before it shows the current face.
 public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     private struct Panel {
         let spec: PanelSpec
         var driver: HT16K33Driver<Device>
+        var offline = false
+        var failedAttempts = 0
     }
     private var panels: [Panel]
     public private(set) var brightness: UInt8
+    /// Read RAM back after each commit (costs a 16-byte read per commit on a real bus).
+    public let readBack: Bool
 
     /// `devices` are already open, one per panel, in the same order as `specs`.
-    public init(specs: [PanelSpec], devices: sending [Device], brightness: UInt8 = 15) {
+    public init(specs: [PanelSpec], devices: sending [Device], brightness: UInt8 = 15, readBack: Bool = true) {
         panels = zip(specs, devices).map { Panel(spec: $0, driver: HT16K33Driver(device: $1)) }
         self.brightness = min(brightness, 15)
+        self.readBack = readBack
     }
 
-    /// Start-up sequence on every panel: oscillator on, RAM cleared, display on, dimming.
-    public func start() throws(I2CError) {
+    /// Start-up on every panel: oscillator on, RAM cleared, display on, dimming. A panel
+    /// that does not answer is reported offline and retried by `show`.
+    public func start() -> [DisplayEvent] {
+        var events: [DisplayEvent] = []
         for index in panels.indices {
-            try panels[index].driver.start(brightness: brightness)
+            do {
+                try panels[index].driver.start(brightness: brightness)
+            } catch {
+                events.append(markOffline(index, error))
+            }
         }
+        return events
     }
 
     /// Brightness for the next commit (HT16K33 dimming, 0...15).
     public func setBrightness(_ level: UInt8) { brightness = min(level, 15) }
 
-    public func show(_ face: Face) async throws -> [PanelReadout] {
-        var readouts: [PanelReadout] = []
+    public func show(_ face: Face) async -> DisplayUpdate {
+        var update = DisplayUpdate(panels: [])
         for index in panels.indices {
             let spec = panels[index].spec
             let panel = face[spec.role]
-            let frame = try Frame(panel.text, kind: spec.kind, brightness: brightness,
-                                  blink: panel.blinking ? pausedBlink : .off)
-            try panels[index].driver.commit(ram: frame.ram(), brightness: frame.brightness,
-                                            blink: BlinkRate(bits: frame.blink.rawValue))
-            readouts.append(try readout(index))
+            do {
+                let frame = try Frame(panel.text, kind: spec.kind, brightness: brightness,
+                                      blink: panel.blinking ? pausedBlink : .off)
+                if panels[index].offline { try panels[index].driver.reinitialize() }
+                try panels[index].driver.commit(ram: frame.ram(), brightness: frame.brightness,
+                                                blink: BlinkRate(bits: frame.blink.rawValue))
+                if panels[index].offline {
+                    panels[index].offline = false
+                    panels[index].failedAttempts = 0
+                    update.events.append(.online(spec.role))
+                }
+                update.panels.append(try readout(index))
+            } catch let error as I2CError {
+                let event = markOffline(index, error)
+                if panels[index].failedAttempts == 1 { update.events.append(event) }
+            } catch {
+                // Text the backpack cannot show: boards are checked when loaded, so this
+                // is a programming error; report it like an outage rather than crash.
+                if panels[index].failedAttempts == 0 { update.events.append(.offline(spec.role, "\(error)")) }
+                panels[index].failedAttempts += 1
+            }
         }
-        return readouts
+        let waits = panels.filter { $0.failedAttempts > 0 }.map { Self.backoff(attempts: $0.failedAttempts) }
+        update.retryAfter = waits.min()
+        return update
     }
 
     /// Rewrites every panel completely (a chip that lost power).
@@ -82,9 +148,28 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         body(panels.map(\.driver.device))
     }
 
+    /// 0.1 s, 0.2 s, 0.4 s, 0.8 s, then 1 s.
+    static func backoff(attempts: Int) -> Duration {
+        .milliseconds(min(1000, 100 << min(max(attempts - 1, 0), 4)))
+    }
+
+    /// Marks panel `index` offline; the event is new only on the first failure.
+    private func markOffline(_ index: Int, _ error: any Error) -> DisplayEvent {
+        panels[index].offline = true
+        panels[index].failedAttempts += 1
+        return .offline(panels[index].spec.role, "\(error)")
+    }
+
     private func readout(_ index: Int) throws -> PanelReadout {
         let panel = panels[index]
-        let state = try (panel.driver.device as? DisplayReadback)?.readDisplayState() ?? panel.driver.target
+        var state = panel.driver.target
+        if readBack {
+            if let full = panel.driver.device as? DisplayReadback {
+                state = try full.readDisplayState()
+            } else if let ramOnly = panel.driver.device as? DisplayRAMReadback {
+                state.ram = try ramOnly.readDisplayRAM()
+            }
+        }
         let text = (try? Frame(ram: state.ram, kind: panel.spec.kind).text) ?? "?"
         return PanelReadout(role: panel.spec.role, kind: panel.spec.kind, text: text, ram: state.ram,
                             brightness: state.brightness, blink: Blink(bits: state.blink.rawValue),

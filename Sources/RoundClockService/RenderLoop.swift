@@ -1,11 +1,5 @@
 import RoundClockCore
 
-/// Where faces go: the simulated or real panels. `show` is called only when the face
-/// differs from the last one shown successfully, and returns what every panel holds.
-public protocol FaceDisplay: Sendable {
-    func show(_ face: Face) async throws -> [PanelReadout]
-}
-
 /// What the loop reports: committed frames, buzzer signals, actions, display errors.
 /// `at` is read from the clock right after the display commit returned.
 public protocol LoopObserver: Sendable {
@@ -17,7 +11,7 @@ public protocol LoopObserver: Sendable {
 public enum LoopOccurrence: Sendable, Hashable {
     case signal(Signal)
     case action(Action)
-    case displayFailed(String)
+    case display(DisplayEvent)
 }
 
 /// When the loop ends.
@@ -73,6 +67,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var nextScripted = 0
         var finishedAt: C.Instant?
         var retryAt: C.Instant?
+        var retryPending = false
         while !Task.isCancelled {
             let now = clock.now
             var inputs = inbox.drain()
@@ -87,16 +82,19 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             let face = controller.face(at: now, wallTime: wallTime(now))
             var reportAt = start.duration(to: now)
             retryAt = nil
-            if face != shown {
-                do {
-                    let panels = try await display.show(face)
-                    reportAt = start.duration(to: clock.now)
-                    observer.committed(face, panels: panels, status: controller.status(at: now), at: reportAt)
-                    shown = face
-                } catch {
-                    observer.occurred(.displayFailed("\(error)"), at: reportAt)
-                    retryAt = now.advanced(by: .seconds(1))
+            if face != shown || retryPending {
+                let update = await display.show(face)
+                reportAt = start.duration(to: clock.now)
+                if !update.panels.isEmpty {
+                    observer.committed(face, panels: update.panels, status: controller.status(at: now), at: reportAt)
                 }
+                for event in update.events { observer.occurred(.display(event), at: reportAt) }
+                if let wait = update.retryAfter {
+                    retryAt = now.advanced(by: wait)
+                } else {
+                    shown = face
+                }
+                retryPending = update.retryAfter != nil
             }
             for occurrence in occurrences {
                 switch occurrence {

@@ -16,20 +16,10 @@ struct Simulate: AsyncParsableCommand {
             (stopwatch, clock) need --until.
             """)
 
-    @Option(help: "A preset (boxing, mma, muaythai, tabata, emom[:N], amrap[:M], fortime[:M], countdown:M:SS, stopwatch, clock) or a custom line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\".")
-    var program: String = "boxing"
+    @OptionGroup var session: SessionOptions
 
     @Flag(help: "Virtual time: jump straight to each next deadline (a 47-minute session takes well under a second).")
     var virtual = false
-
-    @Option(help: "Stop after this much time since the start: M:SS or seconds.")
-    var until: String?
-
-    @Option(help: "Scripted button presses: comma-separated T:BUTTON[:HOLD], T and HOLD in seconds, BUTTON start, stop or mode.")
-    var events: String?
-
-    @Option(help: "Write every panel change and buzzer signal as JSON Lines to this file.")
-    var frames: String?
 
     @Option(help: "Board file naming the panels (default: the built-in boards/simulator.toml).")
     var board: String?
@@ -49,20 +39,9 @@ struct Simulate: AsyncParsableCommand {
 
     /// Everything the options say, checked.
     func parsed() throws -> SimulationPlan {
-        let chosen: Program
-        do { chosen = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
-        var stopAfter: Duration?
-        if let until {
-            guard let d = TimeText.parse(until) else {
-                throw ValidationError("bad --until \"\(until)\": expected M:SS or seconds, e.g. 47:10 or 90")
-            }
-            stopAfter = d
-        } else if chosen.total == nil {
+        let (chosen, stopAfter, presses) = try session.parsed()
+        if stopAfter == nil, chosen.total == nil {
             throw ValidationError("--until is required for the open-ended program '\(chosen.name)'")
-        }
-        var presses: [ScriptedPress] = []
-        if let events {
-            do { presses = try ScriptedPress.parseList(events) } catch { throw ValidationError(error.description) }
         }
         var startWall: WallTime?
         if let wallTime {
@@ -76,7 +55,7 @@ struct Simulate: AsyncParsableCommand {
         let chosenBoard: Board
         do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
-                              autostart: !ready, virtual: virtual, framesPath: frames,
+                              autostart: !ready, virtual: virtual, framesPath: session.frames,
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1)
     }
 

@@ -20,7 +20,7 @@ struct SimulationPlan {
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
         let chips = board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(board.i2cBus)", address: $0.address) }
         let display = BoardDisplay(specs: board.panels, devices: chips)
-        try await display.start()
+        for event in await display.start() { printError("\(event)") }
         let startup = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
 
         let start = clock.now

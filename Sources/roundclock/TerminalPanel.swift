@@ -25,7 +25,7 @@ final class TerminalPanel: LoopObserver {
         switch occurrence {
         case .signal(let signal): state.withLock { $0.signal = "buzzer: \(signal.rawValue)" }
         case .action(let action): state.withLock { $0.signal = "button: \(action)" }
-        case .displayFailed(let message): state.withLock { $0.signal = "display error: \(message)" }
+        case .display(let event): state.withLock { $0.signal = "\(event)" }
         }
         draw()
     }

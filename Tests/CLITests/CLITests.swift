@@ -177,6 +177,55 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(broken.status == 64 && broken.stderr.contains("/nonexistent.toml: cannot open"))
     }
 
+    @Test func runSimulatedWaitsForStartThenCounts() throws {
+        let frames = temporaryFile("run.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try CLIRun.run(["run", "--simulate", "--program", "countdown:0:02", "--events", "0.5:start", "--until", "3", "--frames", frames])
+        #expect(run.status == 0, "\(run.stderr)")
+        let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
+        // A line only when the chip's content changes: START at 0.5 s leaves " 0:02" as it is.
+        #expect(time.map { $0.object["text"] as? String } == [" 0:02", " 0:01", " 0:00"])
+        #expect(time.map { $0.object["state"] as? String } == ["ready", "running", "finished"])
+        let t = time.compactMap { $0.object["t"] as? Double }
+        #expect(t.count == 3 && t[1] >= 1.5 && t[2] >= 2.5 && t[2] < 2.9, "counts from the press at 0.5 s: \(t)")
+        #expect(run.stderr.contains("roundclock: start\n"), "one log line per event")
+        #expect(run.stderr.contains("roundclock: stopped"))
+    }
+
+    @Test func runOnMissingHardwareSaysWhatIsMissing() throws {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let board = temporaryFile("bus250.toml")
+        defer { try? FileManager.default.removeItem(atPath: board) }
+        try String(contentsOfFile: repo.appendingPathComponent("boards/pi4.toml").path, encoding: .utf8)
+            .replacingOccurrences(of: "bus = 1", with: "bus = 250").write(toFile: board, atomically: true, encoding: .utf8)
+        let run = try CLIRun.run(["run", "--board", board])
+        #expect(run.status == 69, "EX_UNAVAILABLE")
+        #expect(run.stderr.contains("/dev/i2c-250: open failed: No such file or directory"))
+        let usage = try CLIRun.run(["run"])
+        #expect(usage.status == 64 && usage.stderr.contains("--board FILE is required"))
+        let events = try CLIRun.run(["run", "--board", board, "--events", "1:start"])
+        #expect(events.status == 64 && events.stderr.contains("only with --simulate"))
+    }
+
+    @Test func lampTestSteps() throws {
+        let run = try CLIRun.run(["test-display", "--simulate", "--step", "0"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(4) == ["time ffffffffffffffffffffffffffffffff brightness 15", "round ffffffffffffffffffffffffffffffff brightness 15",
+                                    "phase ffffffffffffffffffffffffffffffff brightness 15", "step 1/22: all segments"])
+        #expect(lines.contains("time 00000000000000ff0000000000000000 brightness 15") == false)
+        #expect(lines.contains("time 000000000000ff000000000000000000 brightness 15"), "digit 3 of a seg7x4 is RAM byte 6")
+        #expect((0...15).allSatisfy { lines.contains("time ffffffffffffffffffffffffffffffff brightness \($0)") }, "every dimming level")
+        #expect(lines.last == "step 22/22: blank")
+    }
+
+    @Test func probeListsBusesAndChips() throws {
+        let run = try CLIRun.run(["probe"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("I2C buses: "))
+        #expect(run.stdout.contains("GPIO chips (libgpiod API v"))
+    }
+
     @Test func unwritableFramesFileIsACantCreateError() throws {
         let run = try CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
         #expect(run.status == 73)

@@ -84,24 +84,40 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         #expect(frames.last?.t == .milliseconds(249_750), "finish moved by the 9.75 s pause")
     }
 
-    @Test func displayFailureIsReportedAndRetriedWithoutLosingTime() async throws {
+    @Test func aVanishedPanelIsRetriedWithBackoffAndFullyReinitialised() async throws {
         let recorder = Recorder()
-        let display = emulatedBoard(failFirst: 3)
+        let chips = simulatorPanels.map { EmulatedHT16K33(address: $0.address) }
+        let display = BoardDisplay(specs: simulatorPanels, devices: chips)
+        _ = await display.start()
         let clock = VirtualClock()
         let start = clock.now
         let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
-                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(5))),
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(12))),
                               endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
         _ = controller.perform(.start, at: start)
+        // The time panel's chip loses power at once and then NACKs 6 transfers.
+        await display.inspect { devices in
+            devices[0].powerLoss(garbage: .pattern([0xAA]))
+            devices[0].failNext(6, errno: Errno.ENXIO)
+        }
         let final = await loop.run(controller)
-        let failures = recorder.occurrences.filter { if case .displayFailed = $0.1 { true } else { false } }
-        #expect(failures.map(\.0) == [.zero, .seconds(1), .seconds(2)], "retried each second while failing")
-        #expect(failures.first.map { "\($0.1)".contains("EIO") } == true, "the error names errno")
-        let first = try #require(recorder.frames.first)
-        #expect(first.t == .seconds(3) && first.panels[0].text == " 0:07", "shows the current second once it is back")
-        #expect(recorder.frames.last?.panels[0].text == " 0:05")
-        #expect(final.session.elapsed(at: clock.now) == .seconds(5), "the session never stopped")
+        let events = recorder.occurrences.compactMap { entry -> (Duration, DisplayEvent)? in
+            if case .display(let e) = entry.1 { (entry.0, e) } else { nil }
+        }
+        #expect(events.count == 2, "logged once per outage: offline, then online")
+        #expect(events.first.map { "\($0.1)".contains("ENXIO") && "\($0.1)".contains("time") } == true)
+        // Attempts at 0, 0.1, 0.3, 0.7 (backoff) and 1.0, 2.0 (the next faces) fail:
+        // 6 transfers NACKed; the attempt with the face of 3.0 succeeds.
+        #expect(events.last?.0 == .seconds(3))
+        #expect(events.last?.1 == .online(.time))
+        let other = recorder.frames.map { $0.panels.map(\.role) }
+        #expect(other.first == [.round, .phase], "the other panels kept going")
+        // Fully re-initialised: RAM, oscillator, display on, dimming all restored.
+        let state = await display.inspect { d in (d[0].ram, d[0].isLit, d[0].brightness) }
+        #expect(state.0 == (try Frame(" 0:18", kind: .seg7x4).ram()) && state.1 && state.2 == 15)
+        #expect(final.session.elapsed(at: clock.now) == .seconds(12), "the session never stopped")
+        #expect(recorder.frames.last?.panels.first?.text == " 0:18")
     }
 
     @Test func panelsHoldWhatTheFaceSaysDecodedFromChipRAM() async throws {

@@ -1,0 +1,88 @@
+import ArgumentParser
+import HT16K33
+import LinuxHardware
+import RoundClockConfig
+import RoundClockCore
+import RoundClockService
+import SegmentDisplay
+import Simulation
+
+/// `roundclock test-display`: lamp test of a board's panels.
+struct TestDisplay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-display",
+        abstract: "Lamp test: all segments, each digit, each brightness level, then blank.")
+
+    @Option(help: "Board file. Required unless --simulate.")
+    var board: String?
+
+    @Option(help: "Seconds each step stays on.")
+    var step: Double = 0.5
+
+    @Flag(help: "Emulated chips: print each step's RAM instead of lighting real panels.")
+    var simulate = false
+
+    /// The steps: name, RAM per panel kind, brightness.
+    static func steps(for kind: LayoutKind) -> [(name: String, ram: [UInt8], brightness: UInt8)] {
+        let all = [UInt8](repeating: 0xFF, count: 16)
+        var steps: [(String, [UInt8], UInt8)] = [("all segments", all, 15)]
+        for position in 0..<kind.positions {
+            var ram = [UInt8](repeating: 0, count: 16)
+            for byte in digitBytes(kind, position) { ram[byte] = 0xFF }
+            steps.append(("digit \(position + 1)", ram, 15))
+        }
+        for level in UInt8(0)...15 { steps.append(("brightness \(level)", all, level)) }
+        steps.append(("blank", [UInt8](repeating: 0, count: 16), 15))
+        return steps
+    }
+
+    /// RAM bytes that light digit `position` (Adafruit backpack wiring).
+    static func digitBytes(_ kind: LayoutKind, _ position: Int) -> [Int] {
+        switch kind {
+        case .seg7x4, .bigseg7x4: [[0, 2, 6, 8][position]]
+        case .seg14x4: [2 * position, 2 * position + 1]
+        case .matrix8x8, .matrix16x8:
+            // Column band of the digit: every row byte of that half (matrix) or all for 8x8.
+            kind == .matrix8x8 ? Array(0..<16).filter { $0 % 2 == 0 } : Array(0..<16).filter { $0 % 2 == position / 2 }
+        }
+    }
+
+    func run() async throws {
+        let loaded: Board
+        do {
+            guard simulate || board != nil else { throw ValidationError("--board FILE is required (or --simulate)") }
+            loaded = try BoardFile.load(board)
+        } catch let error as ConfigError { throw ValidationError(error.description) }
+        if simulate {
+            let chips = loaded.panels.map { EmulatedHT16K33(address: $0.address) }
+            try await lampTest(loaded, devices: chips) { panel, chip in
+                print("\(panel.role.rawValue) \(ramHex(chip.ram)) brightness \(chip.brightness)")
+            }
+            return
+        }
+        let devices: [LinuxI2CDevice]
+        do { devices = try loaded.panels.map { try LinuxI2CDevice(bus: loaded.i2cBus, address: $0.address) } } catch {
+            printError("\(error)")
+            throw ExitCode(69)
+        }
+        try await lampTest(loaded, devices: devices) { _, _ in }
+    }
+
+    private func lampTest<Device: I2CDevice>(_ board: Board, devices: [Device], after: (PanelSpec, Device) -> Void) async throws {
+        var drivers = devices.map { HT16K33Driver(device: $0) }
+        for i in drivers.indices { try drivers[i].start() }
+        let count = board.panels.map { Self.steps(for: $0.kind).count }.max() ?? 0
+        for index in 0..<count {
+            var names: [String] = []
+            for (i, panel) in board.panels.enumerated() {
+                let steps = Self.steps(for: panel.kind)
+                let step = steps[min(index, steps.count - 1)]
+                names.append(step.name)
+                try drivers[i].commit(ram: step.ram, brightness: step.brightness, blink: .off)
+                after(panel, drivers[i].device)
+            }
+            print("step \(index + 1)/\(count): \(Set(names).sorted().joined(separator: ", "))")
+            if step > 0 { try await Task.sleep(for: .milliseconds(Int(step * 1000))) }
+        }
+    }
+}
