@@ -14,6 +14,7 @@
 #   VM_TIMEOUT           seconds before qemu is killed (default 300); VM_SMP, VM_MEM, ACCEL: see boot-vm.sh
 #   VM_KERNEL            kernel ABI to boot, e.g. 6.1.0-41-amd64 (default: newest linux-headers installed)
 #   VM_NO_INSTALL=1      do not apt-get install (fail if something is missing)
+#   VM_GUEST_SCRIPT      run this script in the VM instead of guest/guest-tests.sh (debugging)
 # Output: one "PASS|FAIL|SKIP <id> <text>" line per check, then a last line
 # "vm: N passed, M failed". Exit status 0 only if the guest ran, nothing failed and N > 0.
 set -euo pipefail
@@ -51,7 +52,7 @@ stage() {
   local t; t=$(date +%s)
   [ -n "$STAGE" ] && TIMINGS="$TIMINGS $STAGE $((t - STAGE_T))s,"
   STAGE=$1 STAGE_T=$t
-  [ "$1" = done ] || echo "[vm $(date +%T)] == $1"
+  [ "$1" = "done" ] || echo "[vm $(date +%T)] == $1"
 }
 SUMMARY_DONE=0
 on_exit() {
@@ -148,7 +149,7 @@ depmod -b "$KDIR" "$KV"
 stage helpers
 SHARE=$CACHE/share-$LIBGPIOD
 rm -rf "$SHARE"; mkdir -p "$SHARE"
-cp "$HERE/guest/guest-tests.sh" "$SHARE/guest-tests.sh"
+cp "${VM_GUEST_SCRIPT:-$HERE/guest/guest-tests.sh}" "$SHARE/guest-tests.sh"
 if [ "$LIBGPIOD" = v2 ]; then
   "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
     { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
@@ -207,7 +208,7 @@ set +e
 "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
 VMRC=${PIPESTATUS[0]}
 set -e
-stage done
+stage "done"
 
 # ---- 7. summary -----------------------------------------------------------------------------
 PASSED=0 FAILED=0 SKIPPED=0

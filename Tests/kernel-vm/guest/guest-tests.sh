@@ -13,9 +13,16 @@ ART=$W/artifacts
 mkdir -p "$ART"
 FAILS=0
 
-now() { date +%s.%N; }
+# Under TCG every exec costs 0.3-1 s (binaries and libraries come over 9p), so the timed
+# parts below use only bash builtins: $EPOCHREALTIME, read, echo, and snooze (read -t on a
+# FIFO nobody writes) instead of date, cat, grep and sleep.
+now() { echo "$EPOCHREALTIME"; }
+us() { local t=${1/./}; echo $((10#$t)); }               # seconds.micros -> micros
+secs() { local d=$(( $(us "$2") - $(us "$1") )) s=""; [ $d -lt 0 ] && { s=-; d=$((-d)); }; printf '%s%d.%02d' "$s" $((d / 1000000)) $((d % 1000000 / 10000)); }
+mkfifo /tmp/snooze.fifo && exec {SNOOZE_FD}<>/tmp/snooze.fifo
+snooze() { read -r -t "$1" -u "$SNOOZE_FD" _ || :; }
 T0=$(now)
-elapsed() { awk -v a="$T0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+elapsed() { secs "$T0" "$(now)"; }
 log() { echo "guest [$(elapsed)s]: $*"; }
 result() {
   local status=$1 id=$2; shift 2
@@ -30,9 +37,53 @@ skip() { result SKIP "$@"; }
 ok_if() { local rc=$1 id=$2; shift 2; if [ "$rc" -eq 0 ]; then pass "$id" "$@"; else fail "$id" "$*"; fi; }
 indent() { sed 's/^/    /'; }
 # i2c block read of display RAM at register 0x00 as 32 lower-case hex digits
-read_ram() { i2cget -y "$BUS" "$1" 0x00 i 16 2>/dev/null | sed 's/0x//g; s/ //g' | tr 'A-F' 'a-f'; }
-# last "ram" of a panel in a frames file
-last_ram() { grep "\"panel\": \"$2\"" "$1" 2>/dev/null | tail -1 | sed -n 's/.*"ram": "\([0-9a-fA-F]*\)".*/\1/p' | tr 'A-F' 'a-f'; }
+read_ram() { local v; v=$(i2cget -y "$BUS" "$1" 0x00 i 16 2>/dev/null) || return 0; v=${v//0x/}; v=${v// /}; echo "${v,,}"; }
+# last "ram" of a panel in a frames file (bash only: each exec is slow under TCG)
+last_ram() {
+  local line r=""
+  [ -f "$1" ] || return 0
+  while IFS= read -r line; do
+    [[ $line == *"\"panel\": \"$2\""* && $line =~ \"ram\":\ \"([0-9a-fA-F]+)\" ]] && r=${BASH_REMATCH[1]}
+  done < "$1"
+  echo "${r,,}"
+}
+
+# the board file of the VM: the stub bus, the three panels, buttons and buzzer on gpio-sim
+write_board() {
+  cat > "$1" <<EOF
+# Board of the test VM: i2c-stub and gpio-sim (written by Tests/kernel-vm/guest/guest-tests.sh)
+name = "kernel-vm"
+description = "qemu VM: i2c-stub at 0x70-0x72, gpio-sim lines GPIO17/27/22/18"
+
+[i2c]
+bus = $BUS
+
+[[panels]]
+role = "time"
+kind = "seg7x4"
+address = 0x70
+
+[[panels]]
+role = "round"
+kind = "seg7x4"
+address = 0x71
+
+[[panels]]
+role = "phase"
+kind = "seg14x4"
+address = 0x72
+
+[buttons]
+start = "GPIO17"
+stop = "GPIO27"
+mode = "GPIO22"
+active_low = true
+bias = "pull-up"
+
+[buzzer]
+line = "GPIO18"
+EOF
+}
 
 log "kernel $(uname -r), libgpiod mode $LIBGPIOD, binary ${BINARY:-none}"
 
@@ -124,7 +175,7 @@ else
   t=$(now)
   "$BINARY" --help > "$ART/help.txt" 2>&1
   rc=$?
-  log "first start of the binary took $(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') s"
+  log "first start of the binary took $(secs "$t" "$(now)") s"
   if [ $rc -eq 0 ] && [ -z "$missing" ]; then
     HAVE_BIN=1
     pass b1 "roundclock runs in the VM (Swift runtime from the host's /opt/swift over 9p): $BINARY"
@@ -137,17 +188,24 @@ if [ $HAVE_BIN = 1 ] && has_subcommand probe; then
   if [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then
     fail b2 "probe not run: simulators missing (see a1-a3)"
   else
+    log "roundclock probe --bus $BUS"
     timeout 60 "$BINARY" probe --bus "$BUS" > "$ART/probe.txt" 2>&1
     rc=$?
     indent < "$ART/probe.txt"
+    # addresses that answer; a range like "0x70-0x77" in a heading does not count
+    found=$(sed 's/0x7[0-7] *[-–] *0x7[0-7]//g' "$ART/probe.txt" | grep -oiE '0x7[0-7]' | tr 'A-F' 'a-f' | sort -u | tr '\n' ' ')
+    [ $rc -eq 0 ] && [ "$found" = "0x70 0x71 0x72 " ]
+    ok_if $? b2 "roundclock probe --bus $BUS lists the HT16K33 chips 0x70 0x71 0x72 and no others (exit $rc, found: ${found:-none})"
+    # the lines are listed for a board (probe --board): the VM's board file names them
+    write_board /tmp/board.toml
+    log "roundclock probe --bus $BUS --board /tmp/board.toml"
+    timeout 60 "$BINARY" probe --bus "$BUS" --board /tmp/board.toml > "$ART/probe-board.txt" 2>&1
+    rc=$?
+    indent < "$ART/probe-board.txt"
     miss=""
-    for a in 0x70 0x71 0x72; do grep -qi "$a" "$ART/probe.txt" || miss="$miss $a"; done
+    for n in GPIO17 GPIO27 GPIO22 GPIO18; do grep -qw "$n" "$ART/probe-board.txt" || miss="$miss $n"; done
     [ $rc -eq 0 ] && [ -z "$miss" ]
-    ok_if $? b2 "roundclock probe --bus $BUS lists the HT16K33 chips 0x70 0x71 0x72 (exit $rc${miss:+, missing:$miss})"
-    miss=""
-    for n in GPIO17 GPIO27 GPIO22 GPIO18; do grep -qw "$n" "$ART/probe.txt" || miss="$miss $n"; done
-    [ $rc -eq 0 ] && [ -z "$miss" ]
-    ok_if $? b3 "roundclock probe lists the gpio-sim lines GPIO17 GPIO27 GPIO22 GPIO18 (exit $rc${miss:+, missing:$miss})"
+    ok_if $? b3 "roundclock probe --bus $BUS --board lists the gpio-sim lines GPIO17 GPIO27 GPIO22 GPIO18 (exit $rc${miss:+, missing:$miss})"
   fi
 elif [ $HAVE_BIN = 1 ]; then
   skip b2 "roundclock has no 'probe' subcommand yet ('roundclock help probe' shows no USAGE for it)"
@@ -161,39 +219,7 @@ if [ $HAVE_BIN = 1 ] && has_subcommand run; then
   if [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then
     fail c1 "run not started: simulators missing (see a1-a3)"
   else
-    cat > /tmp/board.toml <<EOF
-# Board of the test VM: i2c-stub and gpio-sim (written by Tests/kernel-vm/guest/guest-tests.sh)
-name = "kernel-vm"
-description = "qemu VM: i2c-stub at 0x70-0x72, gpio-sim lines GPIO17/27/22/18"
-
-[i2c]
-bus = $BUS
-
-[[panels]]
-role = "time"
-kind = "seg7x4"
-address = 0x70
-
-[[panels]]
-role = "round"
-kind = "seg7x4"
-address = 0x71
-
-[[panels]]
-role = "phase"
-kind = "seg14x4"
-address = 0x72
-
-[buttons]
-start = "GPIO17"
-stop = "GPIO27"
-mode = "GPIO22"
-active_low = true
-bias = "pull-up"
-
-[buzzer]
-line = "GPIO18"
-EOF
+    write_board /tmp/board.toml
     cp /tmp/board.toml "$ART/board.toml"
     # power-up garbage in display RAM: the driver must clear it (i2c-stub starts zeroed)
     for a in 0x70 0x71 0x72; do
@@ -202,45 +228,61 @@ EOF
     for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
     rm -f /tmp/run.jsonl
     log "starting: roundclock run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10"
+    # debugfs lists requested GPIO lines with their consumers: readable with a builtin
+    mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
     LAUNCH=$(now)
     timeout 60 "$BINARY" run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10 \
       > "$ART/run.out" 2>&1 &
     RUN=$!
     # buzzer line sampler (information only)
-    ( while kill -0 $RUN 2>/dev/null; do echo "$(now) $(cat "$SYS/sim_gpio18/value")"; sleep 0.05; done ) > /tmp/buzzer.log 2>&1 &
+    ( while kill -0 $RUN 2>/dev/null; do read -r v < "$SYS/sim_gpio18/value"; echo "$EPOCHREALTIME $v"; snooze 0.05; done ) > /tmp/buzzer.log 2>&1 &
     SAMPLER=$!
     # READY: the first time-panel frame is written and START's line is requested
-    SEEN="" USED=0
-    for _ in $(seq 300); do
-      if [ -z "$SEEN" ] && grep -q '"panel": "time"' /tmp/run.jsonl 2>/dev/null; then SEEN=$(now); fi
-      gpioinfo "$CHIP" 2>/dev/null | grep -E '"GPIO17"' | grep -q '\[used\]' && USED=1
-      [ -n "$SEEN" ] && [ $USED = 1 ] && break
+    SEEN="" USED=0 frames="" START_USED='[(]GPIO17 *[|]roundclock'   # " gpio-529 (GPIO17   |roundclock-start) in hi ..."
+    for _ in $(seq 600); do
+      [ -f /tmp/run.jsonl ] && frames=$(< /tmp/run.jsonl)
+      if [[ $frames == *'"panel": "time"'* ]]; then
+        [ -n "$SEEN" ] || SEEN=$(now)
+        [[ $(< /sys/kernel/debug/gpio) =~ $START_USED ]] && { USED=1; break; }
+      fi
       kill -0 $RUN 2>/dev/null || break
-      sleep 0.1
+      snooze 0.05
     done
-    gpioinfo "$CHIP" | grep -E '"GPIO' | indent
     if [ -n "$SEEN" ] && [ $USED = 1 ]; then
-      pass c1 "run is up and READY after $(awk -v a="$LAUNCH" -v b="$SEEN" 'BEGIN { printf "%.2f", b - a }') s: first frame written, GPIO17 requested"
-      # press START about 1 s after READY (and so >= 1 s after launch)
-      sleep 1
-      BEFORE=$(grep '"panel": "time"' /tmp/run.jsonl | grep -vc '" 0:05"')
+      # press START at about t = 1 s of the run's own clock (the simulator's "1:start"):
+      # its first frame has t = T1 and was written before SEEN, so t = 1 s comes at or
+      # before SEEN + 1 - T1 (process start-up under TCG takes seconds before t = 0)
+      T1=0.0
+      [[ $frames =~ ^\{\"t\":\ ([0-9]+\.[0-9]+) ]] && T1=${BASH_REMATCH[1]}
+      frac=${T1#*.}000000; T1=${T1%.*}.${frac:0:6}           # 6 decimals, like $EPOCHREALTIME
+      wait_us=$(( $(us "$SEEN") + 1000000 - $(us "$T1") - $(us "$(now)") ))
+      [ $wait_us -gt 0 ] && snooze "$((wait_us / 1000000)).$(printf '%06d' $((wait_us % 1000000)))"
+      frames=$(< /tmp/run.jsonl)
+      BEFORE=0
+      [[ $frames == *'"state": "running"'* || $frames == *'"text": " 0:04"'* ]] && BEFORE=1
       PRESS=$(now)
       echo pull-down > "$SYS/sim_gpio17/pull"
-      sleep 0.2
+      snooze 0.2
       echo pull-up > "$SYS/sim_gpio17/pull"
-      log "pressed START at $(awk -v a="$LAUNCH" -v b="$PRESS" 'BEGIN { printf "%.2f", b - a }') s after launch (held 0.2 s)"
+      pass c1 "run is up and READY $(secs "$LAUNCH" "$SEEN") s after launch: first frame written, GPIO17 requested"
+      log "pressed START $(secs "$LAUNCH" "$PRESS") s after launch, $(secs "$SEEN" "$PRESS") s after READY was seen (held 0.2 s)"
+      grep -E 'GPIO(17|27|22|18)' /sys/kernel/debug/gpio | indent
     else
       BEFORE=0 PRESS=""
-      fail c1 "run did not reach READY within 30 s (frames written: ${SEEN:+yes}${SEEN:-no}, GPIO17 requested: $USED)"
+      fail c1 "run did not reach READY within 30 s (first frame written: $([ -n "$SEEN" ] && echo yes || echo no), GPIO17 requested: $([ $USED = 1 ] && echo yes || echo no))"
     fi
     wait $RUN
     rc=$?
     kill $SAMPLER 2>/dev/null; wait $SAMPLER 2>/dev/null
-    log "run exited $rc after $(awk -v a="$LAUNCH" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') s; its output:"
+    log "run exited $rc after $(secs "$LAUNCH" "$(now)") s; its output:"
     indent < "$ART/run.out"
     cp /tmp/run.jsonl "$ART/run.jsonl" 2>/dev/null
     cp /tmp/buzzer.log "$ART/buzzer.log" 2>/dev/null
-    echo "    buzzer GPIO18 (sim value sampled every 50 ms): $(awk '{ print $2 }' /tmp/buzzer.log | uniq -c | awk '{ printf "%s x%s, ", $2, $1 }')"
+    buzz="" prev="" n=0
+    while read -r _ v; do
+      if [ "$v" = "$prev" ]; then n=$((n + 1)); else [ -n "$prev" ] && buzz="$buzz $prev x$n,"; prev=$v n=1; fi
+    done < /tmp/buzzer.log
+    echo "    buzzer GPIO18 (sim value sampled every 50 ms):$buzz $prev x$n"
     if [ $rc -eq 0 ]; then pass c2 "run --until 10 exited 0"
     elif [ $rc -eq 124 ]; then fail c2 "run --until 10 was still running after 60 s (killed by timeout)"
     else fail c2 "run --until 10 exited $rc"; fi
@@ -266,22 +308,31 @@ EOF
     done
 
     # the time panel: " 0:05" while READY, then " 0:04" ... " 0:00", first change after the press
-    seq_texts=$(grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/.*"text": "\([^"]*\)".*/\1/p' | uniq | tr '\n' '|')
+    seq_texts="" last="" t0="" t4="" line=""
+    while IFS= read -r line; do
+      [[ $line == *'"panel": "time"'* && $line =~ ^\{\"t\":\ ([0-9]+\.[0-9]+),.*\"text\":\ \"([^\"]*)\" ]] || continue
+      t=${BASH_REMATCH[1]} text=${BASH_REMATCH[2]}
+      frac=${t#*.}000000; t=${t%.*}.${frac:0:6}
+      echo "      t=$t \"$text\""
+      [ -n "$t0" ] || t0=$t
+      [ "$text" = " 0:04" ] && [ -z "$t4" ] && t4=$t
+      [ "$text" != "$last" ] && seq_texts="$seq_texts$text|"
+      last=$text
+    done < "$( [ -f /tmp/run.jsonl ] && echo /tmp/run.jsonl || echo /dev/null)"
     echo "    time panel texts: $seq_texts"
-    grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/^{"t": \([0-9.]*\),.*"text": "\([^"]*\)".*/      t=\1 "\2"/p'
-    verdict=$(grep '"panel": "time"' /tmp/run.jsonl 2>/dev/null | sed -n 's/^{"t": \([0-9.]*\),.*"text": "\([^"]*\)".*/\1|\2/p' |
-      awk -F'|' -v press="${PRESS:-0}" -v seen="${SEEN:-0}" -v before="$BEFORE" '
-        NR == 1 { t0 = $1 }
-        $2 == " 0:04" && t4 == "" { t4 = $1 }
-        END {
-          if (press == 0) { print "no press"; exit }
-          if (before != 0) { print "the time panel changed before the press"; exit }
-          if (t4 == "") { print "no \" 0:04\" frame"; exit }
-          # wall(t0) <= seen, so the change at t4 is after the press if t4 - t0 >= press - seen + 1 s
-          need = press - seen + 1.0 - 0.02
-          if (t4 - t0 < need) { printf "first change at t=%.3f, but the press was at t >= %.3f + 1 s\n", t4, t0 + press - seen; exit }
-          printf "ok: first change at t=%.3f s, >= press (t >= %.3f) + 1 s\n", t4, t0 + press - seen
-        }')
+    if [ -z "$PRESS" ]; then verdict="no press"
+    elif [ "$BEFORE" != 0 ]; then verdict="the time panel changed before the press"
+    elif [ -z "$t4" ]; then verdict="no \" 0:04\" frame"
+    else
+      # wall(t0) <= SEEN, so the change at t4 is after the press if t4 - t0 >= PRESS - SEEN + 1 s
+      pt=$(( $(us "$t0") + $(us "$PRESS") - $(us "$SEEN") ))            # press on the run's clock, at least
+      pt=$((pt / 1000000)).$(printf '%06d' $((pt % 1000000)))
+      if [ $(( $(us "$t4") - $(us "$pt") )) -ge 980000 ]; then
+        verdict="ok: first change at t=$t4 s, >= press (t >= $pt) + 1 s"
+      else
+        verdict="first change at t=$t4 s, but the press was at t >= $pt, so it came less than 1 s after the press"
+      fi
+    fi
     echo "    $verdict"
     [ "$seq_texts" = " 0:05| 0:04| 0:03| 0:02| 0:01| 0:00|" ] && [ "${verdict#ok}" != "$verdict" ]
     ok_if $? c6 "run frames: time panel \" 0:05\" -> \" 0:04\" ... \" 0:00\", first change after the START press (${verdict})"
