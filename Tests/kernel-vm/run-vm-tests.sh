@@ -89,9 +89,13 @@ fi
 # apt-get download as root would warn that the _apt sandbox user cannot write here
 APT_DL=(apt-get download -q)
 [ "$(id -u)" = 0 ] && APT_DL+=(-o APT::Sandbox::User=root)
-apt_download() {   # package: downloads into $CACHE/debs unless a matching .deb is there
-  local pkg=$1
+apt_download() {   # package [version]: into $CACHE/debs unless a .deb of it is there
+  local pkg=$1 ver=${2:-}
   (cd "$CACHE/debs" && ls "${pkg}"_*.deb >/dev/null 2>&1) && return 0
+  if [ -n "$ver" ] && (cd "$CACHE/debs" && "${APT_DL[@]}" "$pkg=$ver" > "$LOGS/apt-download-$pkg.log" 2>&1); then
+    return 0
+  fi
+  [ -n "$ver" ] && echo "warning: $pkg=$ver is not downloadable; taking the candidate version"
   (cd "$CACHE/debs" && "${APT_DL[@]}" "$pkg" > "$LOGS/apt-download-$pkg.log" 2>&1) ||
     { cat "$LOGS/apt-download-$pkg.log" >&2; die "apt-get download $pkg failed"; }
 }
@@ -105,8 +109,10 @@ fi
 [ -n "$KV" ] || die "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
 [ -e "/lib/modules/$KV/build/Makefile" ] || die "/lib/modules/$KV/build is missing (apt-get install linux-headers-$KV)"
 KDIR=$CACHE/kernel-$KV
+# the headers' package version: the image and the gpio-sim sources are taken at the same one
+HV=$(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || true)
 if [ ! -f "$KDIR/boot/vmlinuz-$KV" ]; then
-  apt_download "linux-image-$KV"
+  apt_download "linux-image-$KV" "$HV"
   rm -rf "$KDIR.tmp"
   dpkg-deb -x "$(ls "$CACHE/debs/linux-image-${KV}"_*.deb | head -1)" "$KDIR.tmp"
   [ -f "$KDIR.tmp/boot/vmlinuz-$KV" ] || die "linux-image-$KV has no boot/vmlinuz-$KV"
@@ -114,16 +120,16 @@ if [ ! -f "$KDIR/boot/vmlinuz-$KV" ]; then
   rm -f "$CACHE/debs/linux-image-${KV}"_*.deb
 fi
 MODDIR=$KDIR/lib/modules/$KV
-echo "kernel $KV ($(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || echo '?'))"
+echo "kernel $KV (headers ${HV:-?})"
 
 # ---- 3. gpio-sim, built out of tree from linux-source ------------------------------------
 stage gpio-sim
 GDIR=$CACHE/gpio-sim-$KV
 if [ ! -f "$GDIR/gpio-sim.ko" ]; then
   SRCVER=$(echo "$KV" | cut -d. -f1,2)
-  apt_download "linux-source-$SRCVER"
+  apt_download "linux-source-$SRCVER" "$HV"
   SRCDEB=$(ls "$CACHE/debs/linux-source-${SRCVER}"_*.deb | head -1)
-  echo "gpio-sim from $(basename "$SRCDEB") for headers $(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || echo '?')"
+  echo "gpio-sim from $(basename "$SRCDEB") for headers ${HV:-?}"
   rm -rf "$GDIR"; mkdir -p "$GDIR/build"
   dpkg-deb --fsys-tarfile "$SRCDEB" | tar -xO "./usr/src/linux-source-$SRCVER.tar.xz" | xz -dc |
     tar -x --strip-components=3 -C "$GDIR/build" \
