@@ -4,7 +4,8 @@ import Glibc
 
 /// sd_notify(3) without libsystemd: the documented `$NOTIFY_SOCKET` protocol. Each
 /// notification is one datagram of newline-separated `KEY=VALUE` lines sent with
-/// sendto(2) on a fresh `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)`. The address is a
+/// sendto(2) (MSG_NOSIGNAL | MSG_DONTWAIT: never blocks the caller; a full queue is
+/// EAGAIN) on a fresh `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)`. The address is a
 /// path (`/run/systemd/notify`) or, with a leading `@`, a Linux abstract socket (the `@`
 /// becomes a NUL byte). Without `$NOTIFY_SOCKET` (not under systemd) nothing is sent.
 public struct SystemdNotifier: Sendable {
@@ -66,7 +67,7 @@ public struct SystemdNotifier: Sendable {
         let sent = payload.withUnsafeBytes { bytes in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), sa, length)
+                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), sa, length)
                 }
             }
         }

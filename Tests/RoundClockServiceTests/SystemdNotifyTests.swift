@@ -45,6 +45,19 @@ final class DatagramSocket {
         return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
+    /// The next datagram, polling without blocking a thread of the cooperative pool.
+    func receiveAsync(timeout: Duration = .seconds(5)) async -> String? {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while clock.now < end {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n >= 0 { return String(decoding: buffer[0..<n], as: UTF8.self) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
     /// Whether a datagram is waiting right now.
     func hasPending() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 1)
