@@ -122,6 +122,15 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return out
     }
 
+    /// Replaces the session with a restored one (persistence) at `now`. Signals before
+    /// the restored running time are not replayed; held buttons are forgotten.
+    public mutating func restore(_ restored: Session<Instant>, at now: Instant) {
+        session = restored
+        trackers = [:]
+        let elapsed = restored.elapsed(at: now)
+        signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
+    }
+
     // MARK: Button meaning
 
     private var isIdle: Bool { program.kind == .wallClock || processedUntil.map { session.state(at: $0) == .ready } ?? true }
