@@ -15,7 +15,7 @@
 # Installs: the binary; board files; /etc/roundclock/config.example.toml, and
 # /etc/roundclock/config.toml only if there is none yet; the unit
 # /etc/systemd/system/roundclock.service; a sysusers.d file for the system user
-# `roundclock` in groups i2c and gpio; docs/service.md. It does not enable or start the
+# `roundclock` in groups i2c and gpio; README.md. It does not enable or start the
 # service: run `systemctl enable --now roundclock` afterwards.
 set -eu
 
@@ -65,7 +65,7 @@ if [ -e "$destdir/etc/roundclock/config.toml" ]; then
 else
     run install -D -m 0644 "$here/systemd/config.example.toml" "$destdir/etc/roundclock/config.toml"
 fi
-run install -D -m 0644 "$here/docs/service.md" "$destdir$docdir/service.md"
+run install -D -m 0644 "$here/README.md" "$destdir$docdir/README.md"
 
 unit="$destdir/etc/systemd/system/roundclock.service"
 if $dry; then

@@ -41,7 +41,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
             "etc/systemd/system/roundclock.service",
             "etc/sysusers.d/roundclock.conf",
             "usr/local/bin/roundclock",
-            "usr/local/share/doc/roundclock/service.md",
+            "usr/local/share/doc/roundclock/README.md",
             "usr/local/share/roundclock/boards/generic.toml",
             "usr/local/share/roundclock/boards/pi-zero-2w.toml",
             "usr/local/share/roundclock/boards/pi3.toml",
@@ -93,7 +93,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         let real = try runScript("scripts/install.sh", ["--prefix=/usr", "--binary", CLIRun.binary.path], environment: ["DESTDIR": root])
         #expect(real.status == 0)
         let unit = try String(contentsOfFile: "\(root)/etc/systemd/system/roundclock.service", encoding: .utf8)
-        #expect(unit.contains("\nExecStart=/usr/bin/roundclock run") && unit.contains("file:///usr/share/doc/roundclock/service.md"))
+        #expect(unit.contains("\nExecStart=/usr/bin/roundclock run") && unit.contains("file:///usr/share/doc/roundclock/README.md"))
     }
 
     @Test func refusesMissingBinaryAndUnknownOptions() throws {
