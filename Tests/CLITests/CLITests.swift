@@ -17,9 +17,15 @@ struct CLIRun {
     }
 
     static func run(_ arguments: [String]) throws -> CLIRun {
+        try run(binary, arguments)
+    }
+
+    /// Runs `executable` to completion, capturing both streams.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

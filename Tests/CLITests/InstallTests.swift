@@ -3,19 +3,8 @@ import Testing
 
 /// Runs a shell script of the repository with extra environment.
 func runScript(_ relativePath: String, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [CheckConfigTests.repository.appendingPathComponent(relativePath).path] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                  stderr: String(decoding: stderr, as: UTF8.self))
+    try CLIRun.run(URL(fileURLWithPath: "/bin/sh"), [CheckConfigTests.repository.appendingPathComponent(relativePath).path] + arguments,
+                   environment: environment)
 }
 
 /// `scripts/install.sh` staged with DESTDIR, and the unit file check.
