@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
@@ -29,7 +31,10 @@ let package = Package(
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
         .target(name: "LinuxHardware", dependencies: ["CLinuxHardware", "HT16K33", "RoundClockCore"]),
         // Render loop, board display, button input, frame recording. Generic over an injected Clock.
-        .target(name: "RoundClockService", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33"]),
+        .target(name: "RoundClockService", dependencies: [
+            "RoundClockCore", "SegmentDisplay", "HT16K33", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // Board files (and later the config file): strict TOML reading with clear errors.
         .target(
             name: "RoundClockConfig",
@@ -50,9 +55,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay"]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "SegmentDisplay", "I2CPlayback"]),

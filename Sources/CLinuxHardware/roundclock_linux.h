@@ -146,7 +146,23 @@ static inline int rc_gpio_find_on_chip(const char *path, const char *name) {
     return offset;
 }
 
-#ifndef GPIOD_LINE_BULK_MAX_LINES
+#ifdef GPIOD_LINE_BULK_MAX_LINES
+/* v1: opens the chip and looks up the line into `handle`; 0 on failure. */
+static inline int rc__gpio_open_v1(rc_gpio_line *handle, const char *path, unsigned int offset) {
+    handle->chip = gpiod_chip_open(path);
+    handle->line = handle->chip ? gpiod_chip_get_line(handle->chip, offset) : NULL;
+    return handle->line != NULL;
+}
+
+/* v1: undoes a failed request, keeping errno; returns NULL. */
+static inline rc_gpio_line *rc__gpio_fail_v1(rc_gpio_line *handle) {
+    int e = errno;
+    if (handle->chip) gpiod_chip_close(handle->chip);
+    free(handle);
+    errno = e;
+    return NULL;
+}
+#else
 /* v2: one line with the given settings; takes ownership of nothing. */
 static inline struct gpiod_line_request *rc__gpio_request_v2(const char *path, unsigned int offset, const char *consumer,
                                                               struct gpiod_line_settings *settings) {
@@ -180,15 +196,9 @@ static inline rc_gpio_line *rc_gpio_request_input(const char *path, unsigned int
     if (bias == RC_BIAS_DISABLED) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE;
     if (bias == RC_BIAS_PULL_UP) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP;
     if (bias == RC_BIAS_PULL_DOWN) flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN;
-    handle->chip = gpiod_chip_open(path);
-    handle->line = handle->chip ? gpiod_chip_get_line(handle->chip, offset) : NULL;
-    if (!handle->line || gpiod_line_request_both_edges_events_flags(handle->line, consumer, flags) < 0) {
-        int e = errno;
-        if (handle->chip) gpiod_chip_close(handle->chip);
-        free(handle);
-        errno = e;
-        return NULL;
-    }
+    if (!rc__gpio_open_v1(handle, path, offset) ||
+        gpiod_line_request_both_edges_events_flags(handle->line, consumer, flags) < 0)
+        return rc__gpio_fail_v1(handle);
 #else
     struct gpiod_line_settings *settings = gpiod_line_settings_new();
     if (!settings) { free(handle); return NULL; }
@@ -222,16 +232,10 @@ static inline rc_gpio_line *rc_gpio_request_output(const char *path, unsigned in
     rc_gpio_line *handle = calloc(1, sizeof *handle);
     if (!handle) return NULL;
 #ifdef GPIOD_LINE_BULK_MAX_LINES
-    handle->chip = gpiod_chip_open(path);
-    handle->line = handle->chip ? gpiod_chip_get_line(handle->chip, offset) : NULL;
     int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
-    if (!handle->line || gpiod_line_request_output_flags(handle->line, consumer, flags, initial ? 1 : 0) < 0) {
-        int e = errno;
-        if (handle->chip) gpiod_chip_close(handle->chip);
-        free(handle);
-        errno = e;
-        return NULL;
-    }
+    if (!rc__gpio_open_v1(handle, path, offset) ||
+        gpiod_line_request_output_flags(handle->line, consumer, flags, initial ? 1 : 0) < 0)
+        return rc__gpio_fail_v1(handle);
 #else
     struct gpiod_line_settings *settings = gpiod_line_settings_new();
     if (!settings) { free(handle); return NULL; }

@@ -26,7 +26,12 @@ struct TOMLReader {
         }
     }
 
-    func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    /// `table.key`; keys that are not bare TOML keys are quoted (`programs."my:prog"`).
+    func keyPath(_ key: String) -> String {
+        let bare = !key.isEmpty && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        let shown = bare ? key : "\"\(key)\""
+        return path.isEmpty ? shown : "\(path).\(shown)"
+    }
 
     func fail(_ key: String, _ message: String) -> ConfigError {
         ConfigError(file: file, location: keyPath(key), message: message)
@@ -87,6 +92,27 @@ struct TOMLReader {
             out.append(TOMLReader(file: file, path: "\(keyPath(key))[\(index + 1)]", table: t))
         }
         return out
+    }
+
+    /// An integer, or an array of integers (e.g. a buzzer pattern). `what` says what is allowed.
+    mutating func intOrIntArray(_ key: String, what: String) throws(ConfigError) -> [Int]? {
+        guard let v = value(key) else { return nil }
+        if let n = v.int { return [n] }
+        guard let array = v.array else { throw fail(key, "expected \(what), got \(describe(v))") }
+        var out: [Int] = []
+        for element in array {
+            guard let n = element.int else { throw fail(key, "element \(out.count + 1) is \(describe(element)); expected \(what)") }
+            out.append(n)
+        }
+        guard !out.isEmpty else { throw fail(key, "empty array; expected \(what)") }
+        return out
+    }
+
+    /// Every key of this table, sorted, marked as used (a table of free-form names).
+    mutating func claimAllKeys() -> [String] {
+        let keys = table.keys.sorted()
+        used.formUnion(keys)
+        return keys
     }
 
     /// Rejects keys that were never read: a typo must not be silently ignored.

@@ -36,3 +36,20 @@ extension BoardFile {
         return try parse(try readTextFile(path), file: path)
     }
 }
+
+extension Config {
+    /// Loads the board the configuration names. A board file that cannot be read is
+    /// reported against the config's `board` key; errors inside it name the board file.
+    public func loadBoard() throws(ConfigError) -> Board {
+        switch board {
+        case .simulator:
+            return try BoardFile.simulator()
+        case .file(let path):
+            let text: String
+            do { text = try readTextFile(path) } catch {
+                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.message); use the path of a board file or \"simulator\"")
+            }
+            return try BoardFile.parse(text, file: path)
+        }
+    }
+}

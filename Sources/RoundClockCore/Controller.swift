@@ -35,6 +35,13 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// How long a button must be held for a long press.
     public let longPress: Duration
     public var cadence: Cadence
+    /// Day/night dimming by local wall time.
+    public var brightness: BrightnessSchedule
+    /// After this long ready with no button pressed, the panels show the wall clock until
+    /// the next press. `nil`: never.
+    public var idleClockAfter: Duration?
+    /// Last button edge or command: the start of the idle time.
+    private var lastActivity: Instant?
     private var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
     /// Index into `program.signals` of the next signal to fire.
@@ -43,8 +50,11 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     public private(set) var processedUntil: Instant?
 
     public init(program: Program, catalog: [Program] = Presets.cycle, hasModeButton: Bool = true,
-                longPress: Duration = .seconds(2), cadence: Cadence = .seconds) {
+                longPress: Duration = .seconds(2), cadence: Cadence = .seconds,
+                brightness: BrightnessSchedule = BrightnessSchedule(), idleClockAfter: Duration? = nil) {
         self.session = Session(program: program)
+        self.brightness = brightness
+        self.idleClockAfter = idleClockAfter
         self.catalog = catalog.isEmpty ? [program] : catalog
         self.hasModeButton = hasModeButton
         self.longPress = longPress
@@ -59,6 +69,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     public mutating func handle(_ event: ButtonEvent<Instant>) -> [Occurrence<Instant>] {
         var out = advance(to: event.at)
         let at = max(event.at, processedUntil ?? event.at)
+        lastActivity = at
         var tracker = trackers[event.button] ?? ButtonTracker()
         switch event.edge {
         case .release:
@@ -89,6 +100,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             }
         }
         if processedUntil.map({ $0 < now }) ?? true { processedUntil = now }
+        if lastActivity == nil { lastActivity = now }
         return out
     }
 
@@ -115,11 +127,21 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             changed = true
         }
         if changed {
+            lastActivity = now
             let logged: Action = action == .start ? (state == .paused ? .resume : state == .finished ? .restart : .start) : action
             out.append(.action(logged, at: now))
             out += advance(to: now)
         }
         return out
+    }
+
+    /// Replaces the session with a restored one (persistence) at `now`. Signals before
+    /// the restored running time are not replayed; held buttons are forgotten.
+    public mutating func restore(_ restored: Session<Instant>, at now: Instant) {
+        session = restored
+        trackers = [:]
+        let elapsed = restored.elapsed(at: now)
+        signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
     }
 
     // MARK: Button meaning
@@ -180,21 +202,38 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     // MARK: Output
 
+    /// The instant from which a ready session shows the wall clock; `nil` if it will not.
+    private var idleClockFrom: Instant? {
+        guard let idleClockAfter, program.kind == .intervals, let since = lastActivity ?? processedUntil,
+              session.anchor == nil, session.elapsedBefore == .zero else { return nil }
+        return since.advanced(by: idleClockAfter)
+    }
+
     /// What the panels show at `now`; `wallTime` is the local wall time at `now`.
     public func face(at now: Instant, wallTime: WallTime) -> Face {
-        if let snapshot = session.snapshot(at: now) {
-            return FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).face
+        var face: Face
+        if let snapshot = session.snapshot(at: now), (idleClockFrom.map { now < $0 } ?? true) {
+            face = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).face
+        } else {
+            face = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence).face
         }
-        return FaceBuilder.clockFace(program: program, wallTime: wallTime, cadence: cadence).face
+        face.brightness = brightness.level(at: wallTime)
+        return face
     }
 
     /// The first instant after `now` at which the face changes by itself.
     public func nextFaceChange(after now: Instant, wallTime: WallTime) -> Instant? {
-        if let snapshot = session.snapshot(at: now) {
-            return FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) }
+        var candidates: [Instant?] = []
+        let idleFrom = idleClockFrom
+        if let snapshot = session.snapshot(at: now), (idleFrom.map { now < $0 } ?? true) {
+            candidates.append(FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) })
+            candidates.append(idleFrom)
+        } else {
+            let next = FaceBuilder.clockFace(program: .wallClock, wallTime: wallTime, cadence: cadence).next
+            candidates.append(now.advanced(by: wallTime.duration(to: next)))
         }
-        let next = FaceBuilder.clockFace(program: program, wallTime: wallTime, cadence: cadence).next
-        return now.advanced(by: wallTime.duration(to: next))
+        candidates.append(brightness.nextSwitch(after: wallTime).map { now.advanced(by: wallTime.duration(to: $0)) })
+        return candidates.compactMap { $0 }.min()
     }
 
     /// When the loop must wake next: a face change, a signal or a long press.

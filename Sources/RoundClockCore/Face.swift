@@ -25,6 +25,8 @@ public struct Face: Sendable, Hashable {
     public var time: PanelText
     public var round: PanelText
     public var phase: PanelText
+    /// HT16K33 dimming level 0–15 for every panel (day/night schedule).
+    public var brightness: UInt8 = 15
 
     public subscript(role: PanelRole) -> PanelText {
         switch role {

@@ -78,7 +78,8 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         var failedAttempts = 0
     }
     private var panels: [Panel]
-    public private(set) var brightness: UInt8
+    /// Dimming used at start-up; each face carries its own level afterwards.
+    public let brightness: UInt8
     /// Read RAM back after each commit (costs a 16-byte read per commit on a real bus).
     public let readBack: Bool
 
@@ -103,16 +104,13 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         return events
     }
 
-    /// Brightness for the next commit (HT16K33 dimming, 0...15).
-    public func setBrightness(_ level: UInt8) { brightness = min(level, 15) }
-
     public func show(_ face: Face) async -> DisplayUpdate {
         var update = DisplayUpdate(panels: [])
         for index in panels.indices {
             let spec = panels[index].spec
             let panel = face[spec.role]
             do {
-                let frame = try Frame(panel.text, kind: spec.kind, brightness: brightness,
+                let frame = try Frame(panel.text, kind: spec.kind, brightness: face.brightness,
                                       blink: panel.blinking ? pausedBlink : .off)
                 if panels[index].offline { try panels[index].driver.reinitialize() }
                 try panels[index].driver.commit(ram: frame.ram(), brightness: frame.brightness,

@@ -42,12 +42,19 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public let endWhenIdle: Bool
     /// Scripted inputs (simulation), applied at their exact instants.
     public let script: [ButtonEvent<C.Instant>]
+    /// Told what the loop is doing, for the systemd watchdog (`WatchdogFeeder`).
+    public let heartbeat: LoopHeartbeat<C.Instant>?
+    /// Called with the session after every turn in which an action changed it (persistence:
+    /// `StateSaver.save`). Not called for the passage of time.
+    public let sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
 
     public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
                 display: any FaceDisplay, observer: any LoopObserver,
                 wallTime: @escaping @Sendable (C.Instant) -> WallTime,
                 stop: StopCondition<C.Instant>, endWhenIdle: Bool = false,
-                script: [ButtonEvent<C.Instant>] = []) {
+                script: [ButtonEvent<C.Instant>] = [],
+                heartbeat: LoopHeartbeat<C.Instant>? = nil,
+                sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)? = nil) {
         self.clock = clock
         self.start = start
         self.inbox = inbox
@@ -56,6 +63,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         self.wallTime = wallTime
         self.stop = stop
         self.endWhenIdle = endWhenIdle
+        self.heartbeat = heartbeat
+        self.sessionChanged = sessionChanged
         self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
@@ -70,6 +79,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var retryPending = false
         while !Task.isCancelled {
             let now = clock.now
+            heartbeat?.turnStarted(at: now)
             var inputs = inbox.drain()
             while nextScripted < script.count, script[nextScripted].at <= now {
                 inputs.append(script[nextScripted])
@@ -91,17 +101,21 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 for event in update.events { observer.occurred(.display(event), at: reportAt) }
                 if let wait = update.retryAfter {
                     retryAt = now.advanced(by: wait)
+                    heartbeat?.displayFailed(at: now)
                 } else {
                     shown = face
+                    heartbeat?.committed()
                 }
                 retryPending = update.retryAfter != nil
             }
+            var changed = false
             for occurrence in occurrences {
                 switch occurrence {
                 case .signal(let signal, _): observer.occurred(.signal(signal), at: reportAt)
-                case .action(let action, _): observer.occurred(.action(action), at: reportAt)
+                case .action(let action, _): observer.occurred(.action(action), at: reportAt); changed = true
                 }
             }
+            if changed { sessionChanged?(controller.session, now) }
 
             // When to stop.
             let session = controller.session
@@ -128,6 +142,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             ]
             let deadline = candidates.compactMap { $0 }.min()
             if deadline == nil, endWhenIdle { break }
+            heartbeat?.waiting(until: deadline)
             await inbox.wait(until: deadline, on: clock)
         }
         return controller

@@ -1,98 +1,132 @@
 import ArgumentParser
-import Dispatch
 import HT16K33
 import LinuxHardware
+import Logging
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
+import ServiceLifecycle
 import Simulation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `roundclock run`: drives the real panels, buttons and buzzer of a board (or, with
-/// `--simulate`, emulated chips and scripted buttons) until SIGTERM/SIGINT.
+/// `roundclock run`: the clock as a service. Reads the config, restores the saved session,
+/// drives the board's panels, buttons and buzzer (or, with `--simulate`, emulated chips and
+/// scripted buttons) until SIGTERM/SIGINT, then saves the state, leaves the panels showing
+/// the configured picture and silences the buzzer.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the clock on a board's panels, buttons and buzzer.",
+        abstract: "Run the clock as a service on a board's panels, buttons and buzzer.",
         discussion: """
-            Starts ready and waits for START. Runs until SIGTERM or SIGINT (or --until), then \
-            silences the buzzer and leaves the panels showing the last frame.
+            Reads --config (default \(Config.defaultPath)); --board and --program override it. \
+            A missing default config means built-in defaults. A bad config exits 78 (EX_CONFIG). \
+            The session is saved on every command and restored on start.
             """)
 
-    @Option(help: "Board file (boards/*.toml). Required unless --simulate.")
+    @Option(help: "Configuration file.")
+    var config: String?
+
+    @Option(help: "Board file (boards/*.toml), overriding the config's board.")
     var board: String?
 
     @OptionGroup var session: SessionOptions
 
-    @Flag(help: "Emulated chips instead of /dev/i2c-N, buttons only from --events.")
+    @Flag(help: "Emulated chips instead of /dev/i2c-N; buttons only from --events.")
     var simulate = false
 
-    @Option(help: "Brightness 0-15 (HT16K33 dimming).")
-    var brightness: Int = 15
+    @Option(help: "Where the session state is kept (default: $STATE_DIRECTORY or /var/lib/roundclock; with --simulate: not kept unless given).")
+    var stateDir: String?
 
-    func validate() throws {
-        _ = try checked()
-    }
+    @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.")
+    var brightness: Int?
 
-    struct Checked {
+    /// Everything checked; exits 78 on a bad config, 64 on bad options.
+    struct Setup {
+        var config: Config
         var board: Board
         var program: Program
+        var programGiven: Bool
         var until: Duration?
         var presses: [ScriptedPress]
     }
 
-    func checked() throws -> Checked {
-        guard simulate || board != nil else { throw ValidationError("--board FILE is required (or --simulate)") }
-        guard (0...15).contains(brightness) else { throw ValidationError("--brightness \(brightness): allowed are 0 to 15") }
+    func setup() throws -> Setup {
         guard session.events == nil || simulate else { throw ValidationError("--events works only with --simulate; real buttons come from GPIO") }
-        let (chosen, stop, presses) = try session.parsed()
-        let loaded: Board
-        do { loaded = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
-        return Checked(board: loaded, program: chosen, until: stop, presses: presses)
+        if let brightness, !(0...15).contains(brightness) { throw ValidationError("--brightness \(brightness): allowed are 0 to 15") }
+        let (_, until, presses) = try session.parsed()
+        do {
+            var loaded: Config
+            if let config {
+                loaded = try Config.load(config)
+            } else if access(Config.defaultPath, F_OK) == 0 {
+                loaded = try Config.load(Config.defaultPath)
+            } else {
+                guard simulate || board != nil else {
+                    throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
+                }
+                loaded = Config.defaults()
+            }
+            if let brightness { loaded.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60) }
+            let chosenBoard = try board.map { try BoardFile.load($0) } ?? loaded.loadBoard()
+            let programGiven = CommandLine.arguments.contains { $0 == "--program" || $0.hasPrefix("--program=") }
+            let program: Program
+            if programGiven {
+                guard let p = loaded.resolveProgram(session.program) else {
+                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description) }
+                    throw ValidationError("unknown program \(session.program)")
+                }
+                program = p
+            } else {
+                program = loaded.program
+            }
+            return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven, until: until, presses: presses)
+        } catch let error as ConfigError {
+            printError(error.description)
+            throw ExitCode(ConfigError.exitCode)
+        }
     }
 
     func run() async throws {
-        let options = try checked()
+        JournalLogHandler.bootstrap()
+        let logger = Logger(label: "roundclock")
+        let setup = try setup()
         let clock = ContinuousClock()
         let start = clock.now
         if simulate {
-            let chips = options.board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(options.board.i2cBus)", address: $0.address) }
-            try await drive(options, display: BoardDisplay(specs: options.board.panels, devices: chips, brightness: UInt8(brightness)),
-                            clock: clock, start: start, hardware: nil)
+            let chips = setup.board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(setup.board.i2cBus)", address: $0.address) }
+            let display = BoardDisplay(specs: setup.board.panels, devices: chips, brightness: setup.config.brightness.level(at: SystemWallClock.now()))
+            try await serve(setup, display: display, clock: clock, start: start, hardware: nil, inbox: ButtonInbox(), logger: logger)
             return
         }
         let devices: [LinuxI2CDevice]
+        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let hardware: Hardware
         do {
-            devices = try options.board.panels.map { try LinuxI2CDevice(bus: options.board.i2cBus, address: $0.address) }
+            devices = try setup.board.panels.map { try LinuxI2CDevice(bus: setup.board.i2cBus, address: $0.address) }
+            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock)
         } catch {
             printError("\(error)")
             throw ExitCode(69) // EX_UNAVAILABLE
         }
-        let inbox = ButtonInbox<ContinuousClock.Instant>()
-        let hardware: Hardware
-        do {
-            hardware = try Hardware(board: options.board, inbox: inbox, clock: clock)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(69)
-        }
-        try await drive(options, display: BoardDisplay(specs: options.board.panels, devices: devices, brightness: UInt8(brightness),
-                                                       readBack: session.frames != nil),
-                        clock: clock, start: start, hardware: hardware, inbox: inbox)
+        let display = BoardDisplay(specs: setup.board.panels, devices: devices,
+                                   brightness: setup.config.brightness.level(at: SystemWallClock.now()),
+                                   readBack: session.frames != nil)
+        try await serve(setup, display: display, clock: clock, start: start, hardware: hardware, inbox: inbox, logger: logger)
     }
 
     /// Buttons and buzzer of a real board.
-    struct Hardware {
+    struct Hardware: Sendable {
         let reader: ButtonReader?
         let buzzer: Buzzer?
 
-        init(board: Board, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock) throws {
+        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock) throws {
             if board.buttons.isEmpty {
                 reader = nil
             } else {
                 reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
-                                          bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp) { button, pressed, timestamp in
+                                          bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
+                                          lockout: config.buttons.debounce) { button, pressed, timestamp in
                     // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
                     let age = monotonicNanoseconds() &- timestamp
                     let now = clock.now
@@ -100,43 +134,100 @@ struct Run: AsyncParsableCommand {
                     inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
                 }
             }
-            buzzer = try board.buzzer.map { try Buzzer(line: $0, activeLow: board.buzzerActiveLow) }
+            var patterns: [Signal: Buzzer.Pattern] = [:]
+            for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
+            buzzer = try board.buzzer.map { try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns) }
         }
     }
 
-    private func drive<Device: I2CDevice>(
-        _ options: Checked, display: BoardDisplay<Device>, clock: ContinuousClock, start: ContinuousClock.Instant,
-        hardware: Hardware?, inbox: ButtonInbox<ContinuousClock.Instant> = ButtonInbox()
+    private func serve<Device: I2CDevice>(
+        _ setup: Setup, display: BoardDisplay<Device>, clock: ContinuousClock, start: ContinuousClock.Instant,
+        hardware: Hardware?, inbox: ButtonInbox<ContinuousClock.Instant>, logger: Logger
     ) async throws {
-        for event in await display.start() { printError("\(event)") }
+        for event in await display.start() { logger.error("\(event)") }
+        let notifier = SystemdNotifier.fromEnvironment()
+
+        // The session: restored from the state directory, or ready with the program.
+        let stateDirectory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory())
+        let saver: StateSaver?
+        if let stateDirectory {
+            do { saver = StateSaver(store: StateStore(directory: stateDirectory), readings: try SystemReadings.system(), logger: logger) } catch {
+                logger.error("state: \(error); the session will not be kept across restarts")
+                saver = nil
+            }
+        } else {
+            saver = nil
+        }
+        var controller = Controller<ContinuousClock.Instant>(
+            program: setup.program, catalog: setup.config.catalog, hasModeButton: setup.board.hasModeButton,
+            longPress: setup.config.buttons.longPress, brightness: setup.config.brightness,
+            idleClockAfter: setup.config.idleClockAfter)
+        if let saver {
+            let restored = saver.restore(now: start, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
+                                         resolve: setup.config.resolveProgram)
+            if !setup.programGiven || restored.session.program.name == setup.program.name {
+                controller.restore(restored.session, at: start)
+            }
+        }
+
         let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: 6) }
-        var members: [any LoopObserver] = [EventLog()]
+        var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer {
-            members.append(BuzzerObserver<Buzzer>(play: { signal in Task { await buzzer.play(signal) } }))
+            members.append(BuzzerObserver(play: { signal in Task { await buzzer.play(signal) } }))
         }
         if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true)) }
-        let controller = Controller<ContinuousClock.Instant>(program: options.program, hasModeButton: options.board.hasModeButton)
-        let loop = RenderLoop(
+        let heartbeat = LoopHeartbeat<ContinuousClock.Instant>()
+        let stop: StopCondition<ContinuousClock.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
+        var saveOnChange: (@Sendable (Session<ContinuousClock.Instant>, ContinuousClock.Instant) -> Void)?
+        if let saver { saveOnChange = { session, now in _ = saver.save(session, at: now) } }
+        let loop = RenderLoop<ContinuousClock>(
             clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: members),
             wallTime: { _ in SystemWallClock.now() },
-            stop: options.until.map { .at(start.advanced(by: $0)) } ?? .never,
-            script: options.presses.flatMap { $0.edges(from: start) })
-        try hardware?.reader?.start()
-        printError("running \(options.program.name) on board \(options.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
-        let task = Task { await loop.run(controller) }
-        let stopSignals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
+            stop: stop,
+            script: setup.presses.flatMap { $0.edges(from: start) },
+            heartbeat: heartbeat,
+            sessionChanged: saveOnChange)
+        let onShutdown = setup.config.onShutdown
+        let render = RenderService<ContinuousClock>(loop: loop, controller: controller) { final in
+            try? notifier.stopping(status: "stopping")
+            _ = saver?.save(final.session, at: clock.now)
+            await hardware?.buzzer?.silence()
+            if onShutdown == .blank {
+                var blank = final.face(at: clock.now, wallTime: SystemWallClock.now())
+                blank.time = PanelText("    ")
+                blank.round = PanelText("    ")
+                blank.phase = PanelText("    ")
+                _ = await display.show(blank)
+            }
         }
-        _ = await task.value
-        stopSignals.forEach { $0.cancel() }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: render, successTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
+            let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
+            services.append(.init(service: WatchdogService(feeder: feeder)))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        try hardware?.reader?.start()
+        logger.info("running \(controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            logger.error("\(error)")
+        }
         hardware?.reader?.stop()
-        await hardware?.buzzer?.silence()
         try recorder?.close()
-        printError("stopped")
+        logger.info("stopped")
+    }
+}
+
+/// Sends buzzer signals to a buzzer without waiting for the pattern to play.
+struct BuzzerObserver: LoopObserver {
+    let play: @Sendable (Signal) -> Void
+    func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {}
+    func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
+        if case .signal(let signal) = occurrence { play(signal) }
     }
 }

@@ -17,9 +17,15 @@ struct CLIRun {
     }
 
     static func run(_ arguments: [String]) throws -> CLIRun {
+        try run(binary, arguments)
+    }
+
+    /// Runs `executable` to completion, capturing both streams.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -188,8 +194,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(time.map { $0.object["state"] as? String } == ["ready", "running", "finished"])
         let t = time.compactMap { $0.object["t"] as? Double }
         #expect(t.count == 3 && t[1] >= 1.5 && t[2] >= 2.5 && t[2] < 2.9, "counts from the press at 0.5 s: \(t)")
-        #expect(run.stderr.contains("roundclock: start\n"), "one log line per event")
-        #expect(run.stderr.contains("roundclock: stopped"))
+        #expect(run.stderr.contains("info: start: running, work\n"), "one log line per event")
+        #expect(run.stderr.contains("info: stopped"))
     }
 
     @Test func runOnMissingHardwareSaysWhatIsMissing() throws {
@@ -202,7 +208,7 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(run.status == 69, "EX_UNAVAILABLE")
         #expect(run.stderr.contains("/dev/i2c-250: open failed: No such file or directory"))
         let usage = try CLIRun.run(["run"])
-        #expect(usage.status == 64 && usage.stderr.contains("--board FILE is required"))
+        #expect(usage.status == 64 && usage.stderr.contains("give --config FILE or --board FILE"))
         let events = try CLIRun.run(["run", "--board", board, "--events", "1:start"])
         #expect(events.status == 64 && events.stderr.contains("only with --simulate"))
     }

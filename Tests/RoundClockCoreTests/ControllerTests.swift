@@ -99,6 +99,33 @@ import Testing
         #expect(fired.map(\.1) == [.s(7), .s(8), .s(9), .s(51)])
     }
 
+    @Test func idleClockAfterMinutesReadyUntilTheNextPress() {
+        var c = Controller<T>(program: Presets.boxing, idleClockAfter: .seconds(600))
+        _ = c.advance(to: .s(0))
+        let wall = { (t: Double) in WallTime(hour: 18, minute: 0).advanced(by: .s(t)) }
+        #expect(c.face(at: .s(599), wallTime: wall(599)).phase.text == "BOX ")
+        #expect(c.nextDeadline(after: .s(0), wallTime: wall(0)) == .s(600), "wakes exactly when idle begins")
+        #expect(c.face(at: .s(600), wallTime: wall(600)).time.text == "18:10", "the wall clock after 10 minutes ready")
+        _ = c.handle(ButtonEvent(.mode, .press, at: .s(700)))
+        #expect(c.program.name == "mma")
+        #expect(c.face(at: .s(700), wallTime: wall(700)).phase.text == "MMA ", "a press brings the program back")
+        _ = c.handle(ButtonEvent(.mode, .release, at: .s(700.1)))
+        _ = c.handle(ButtonEvent(.start, .press, at: .s(800)))
+        #expect(c.face(at: .s(2000), wallTime: wall(2000)).phase.text != "TIME", "never while a session runs")
+    }
+
+    @Test func brightnessFollowsTheDayNightScheduleOnTheMinute() {
+        let schedule = BrightnessSchedule(day: 15, night: 3, nightFrom: 21 * 60, dayFrom: 7 * 60)
+        var c = Controller<T>(program: Presets.boxing, brightness: schedule)
+        _ = c.advance(to: .s(0))
+        let evening = WallTime(hour: 20, minute: 59, second: 30)
+        #expect(c.face(at: .s(0), wallTime: evening).brightness == 15)
+        #expect(c.nextDeadline(after: .s(0), wallTime: evening) == .s(30), "wakes at 21:00 exactly")
+        #expect(c.face(at: .s(30), wallTime: evening.advanced(by: .s(30))).brightness == 3)
+        #expect(schedule.nextSwitch(after: WallTime(hour: 21, minute: 0)) == WallTime(hour: 7, minute: 0, day: 1))
+        #expect(BrightnessSchedule(day: 9, night: 9, nightFrom: 0, dayFrom: 60).nextSwitch(after: evening) == nil)
+    }
+
     @Test func actionsDescribeThemselves() {
         #expect([Action.start, .resume, .restart, .pause, .reset, .skip, .program("mma")].map(\.description)
                 == ["start", "resume", "restart", "pause", "reset", "skip", "program mma"])

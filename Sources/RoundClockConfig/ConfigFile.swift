@@ -1,0 +1,163 @@
+import RoundClockCore
+
+extension Config {
+    /// Preset names a custom program may not take (MODE and `--program` use them).
+    public static let reservedNames = ["boxing", "mma", "muaythai", "tabata", "emom", "amrap", "fortime", "countdown", "stopwatch", "clock", "simulator"]
+
+    /// Reads and validates a configuration file; errors name the file and the line or key path.
+    public static func load(_ path: String) throws(ConfigError) -> Config {
+        try parse(try readTextFile(path), file: path)
+    }
+
+    /// Validates configuration text. `file` names it in errors and anchors relative board paths.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> Config {
+        var root = try TOMLReader.parse(text, file: file)
+        var config = Config.defaults(file: file)
+
+        if let board = try root.string("board") {
+            config.board = try boardSource(board, file: file, reader: root)
+        }
+        if var table = try root.table("programs") {
+            config.programs = try customPrograms(&table)
+            try table.finish()
+        }
+        if let spec = try root.string("program") {
+            config.program = try selectedProgram(spec, config: config, reader: root)
+        }
+        if var table = try root.table("buttons") {
+            if let ms = try table.int("long_press_ms", in: 300...10_000) { config.buttons.longPress = .milliseconds(ms) }
+            if let ms = try table.int("debounce_ms", in: 0...200) { config.buttons.debounce = .milliseconds(ms) }
+            try table.finish()
+        }
+        if var table = try root.table("buzzer") {
+            for signal in Signal.allCases {
+                if let pattern = try buzzerPattern(signal, &table) { config.buzzer[signal] = pattern }
+            }
+            try table.finish()
+        }
+        if var table = try root.table("brightness") {
+            config.brightness = try brightness(&table)
+            try table.finish()
+        }
+        if var table = try root.table("idle") {
+            if let minutes = try table.int("clock_after_minutes", in: 0...1440) {
+                config.idleClockAfter = minutes == 0 ? nil : .seconds(60 * minutes)
+            }
+            try table.finish()
+        }
+        if var table = try root.table("display") {
+            if let choice = try table.choice("on_shutdown", ShutdownPicture.allCases.map(\.rawValue)),
+               let picture = ShutdownPicture(rawValue: choice) {
+                config.onShutdown = picture
+            }
+            try table.finish()
+        }
+        if var table = try root.table("resume") {
+            if let allowed = try table.bool("after_reboot") { config.resumeAfterReboot = allowed }
+            try table.finish()
+        }
+        try root.finish()
+        return config
+    }
+
+    private static func boardSource(_ value: String, file: String, reader: TOMLReader) throws(ConfigError) -> BoardSource {
+        let trimmed = value.trimmedWhitespace
+        guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\" or the path of a board file, e.g. \"/usr/share/roundclock/boards/simulator.toml\"") }
+        if trimmed == "simulator" { return .simulator }
+        if trimmed.hasPrefix("/") { return .file(trimmed) }
+        guard let slash = file.lastIndex(of: "/") else { return .file(trimmed) }
+        return .file(String(file[...slash]) + trimmed)
+    }
+
+    private static func customPrograms(_ table: inout TOMLReader) throws(ConfigError) -> [Program] {
+        var out: [Program] = []
+        for name in table.claimAllKeys() {
+            guard name.isValidProgramName else {
+                throw table.fail(name, "\"\(name)\" is not a usable program name; use 1 to 24 lowercase letters, digits, '-' or '_', starting with a letter")
+            }
+            guard !reservedNames.contains(name) else {
+                throw table.fail(name, "\"\(name)\" is a preset name; pick another name (reserved: \(reservedNames.joined(separator: ", ")))")
+            }
+            let spec = try table.requiredString(name)
+            let parsed: Program
+            do { parsed = try ProgramSpec.parse(spec) } catch { throw table.fail(name, error.description) }
+            guard parsed.kind == .intervals else { throw table.fail(name, "\"\(spec)\" is the wall clock; a custom program needs timed phases") }
+            do {
+                out.append(try Program(name: name, label: parsed.label, phases: parsed.phases, warning: parsed.warning))
+            } catch {
+                throw table.fail(name, error.description)
+            }
+        }
+        return out
+    }
+
+    private static func selectedProgram(_ spec: String, config: Config, reader: TOMLReader) throws(ConfigError) -> Program {
+        if let custom = config.programs.first(where: { $0.name == spec.trimmedWhitespace }) { return custom }
+        do {
+            return try ProgramSpec.parse(spec)
+        } catch {
+            let names = config.programs.map(\.name)
+            let hint = names.isEmpty ? "" : "; or a name from [programs]: \(names.joined(separator: ", "))"
+            throw reader.fail("program", error.description + hint)
+        }
+    }
+
+    private static func buzzerPattern(_ signal: Signal, _ table: inout TOMLReader) throws(ConfigError) -> [Duration]? {
+        let key = BuzzerPatterns.key(signal)
+        guard let values = try table.intOrIntArray(key, what: "milliseconds: a whole number (one beep, 0 = silent) or an array [on, off, on, ...]") else { return nil }
+        if values == [0] { return [] }
+        guard values.count % 2 == 1, values.count <= 9 else {
+            throw table.fail(key, "\(values.count) durations; a pattern is on, off, on, ... and must end with an on time (1, 3, 5, 7 or 9 numbers)")
+        }
+        for (index, ms) in values.enumerated() where !(10...5000).contains(ms) {
+            throw table.fail(key, "\(ms) ms (\(index % 2 == 0 ? "on" : "off") time \(index / 2 + 1)) is out of range; each on/off time is 10 to 5000 ms")
+        }
+        let total = values.reduce(0, +)
+        let limit = signal == .prepTick ? 900 : 5000
+        guard total <= limit else {
+            let why = signal == .prepTick ? " (prep ticks come 1 s apart)" : ""
+            throw table.fail(key, "the pattern lasts \(total) ms; at most \(limit) ms allowed\(why)")
+        }
+        return values.map { .milliseconds($0) }
+    }
+
+    private static func brightness(_ table: inout TOMLReader) throws(ConfigError) -> BrightnessSchedule {
+        var schedule = BrightnessSchedule()
+        if let day = try table.int("day", in: 0...15) {
+            schedule.day = UInt8(day)
+            schedule.night = UInt8(day)
+        }
+        if let night = try table.int("night", in: 0...15) { schedule.night = UInt8(night) }
+        if let text = try table.string("night_from") { schedule.nightFrom = try minuteOfDay(text, key: "night_from", table) }
+        if let text = try table.string("day_from") { schedule.dayFrom = try minuteOfDay(text, key: "day_from", table) }
+        guard schedule.nightFrom != schedule.dayFrom else {
+            throw table.fail("day_from", "\"\(BrightnessSchedule.text(minuteOfDay: schedule.dayFrom))\" equals night_from; the night needs a start and a different end")
+        }
+        return schedule
+    }
+
+    /// `HH:MM` (or `H:MM`), 00:00 to 23:59.
+    private static func minuteOfDay(_ text: String, key: String, _ table: TOMLReader) throws(ConfigError) -> Int {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let h = Int(parts[0]), let m = Int(parts[1]), h < 24, m < 60 else {
+            throw table.fail(key, "\"\(text)\" is not a time of day; use \"HH:MM\" from \"00:00\" to \"23:59\", e.g. \"22:00\"")
+        }
+        return h * 60 + m
+    }
+}
+
+extension StringProtocol {
+    var trimmedWhitespace: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+
+    var isValidProgramName: Bool {
+        guard let first = first, first.isASCII, first.isLowercase, count <= 24 else { return false }
+        return allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+}

@@ -1,0 +1,30 @@
+import RoundClockCore
+
+extension Config {
+    /// A few lines describing a valid configuration and its board (`check-config`).
+    public func summary(board: Board) -> String {
+        var lines: [String] = ["\(file): OK"]
+        let panels = board.panels.map { "\($0.role.rawValue) \($0.kind.rawValue) at 0x\(String($0.address, radix: 16))" }
+        let buttons = Button.allCases.compactMap { b in board.buttons[b].map { "\(b.rawValue) \($0)" } }
+        let source: String = if case .file(let path) = self.board { path } else { "built in" }
+        lines.append("board: \(board.name) (\(source)), I2C bus \(board.i2cBus): \(panels.joined(separator: ", "))")
+        lines.append("buttons: \(buttons.isEmpty ? "none" : buttons.joined(separator: ", ")); long press \(milliseconds(buttons: \.longPress)) ms, debounce \(milliseconds(buttons: \.debounce)) ms")
+        lines.append("buzzer: \(board.buzzer ?? "none")")
+        lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
+        if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
+        let b = brightness
+        if b.day == b.night {
+            lines.append("brightness: \(b.day)")
+        } else {
+            lines.append("brightness: \(b.day), \(b.night) from \(BrightnessSchedule.text(minuteOfDay: b.nightFrom)) to \(BrightnessSchedule.text(minuteOfDay: b.dayFrom))")
+        }
+        lines.append("idle: \(idleClockAfter.map { "wall clock after \($0.components.seconds / 60) min" } ?? "stays ready")")
+        lines.append("on shutdown: \(onShutdown.rawValue); resume after reboot: \(resumeAfterReboot ? "yes" : "no")")
+        return lines.joined(separator: "\n")
+    }
+
+    private func milliseconds(buttons key: KeyPath<ButtonSettings, Duration>) -> Int64 {
+        let d = buttons[keyPath: key].components
+        return d.seconds * 1000 + d.attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,76 @@
+import Logging
+import RoundClockCore
+
+/// Persistence for the service: `save` after every command (every `Action` the loop
+/// reports), `restore` once at start-up. Never fatal: failures are logged and the clock
+/// keeps running.
+public struct StateSaver: Sendable {
+    public let store: StateStore
+    public let readings: SystemReadings
+    public let logger: Logger
+
+    public init(store: StateStore, readings: SystemReadings, logger: Logger) {
+        self.store = store
+        self.readings = readings
+        self.logger = logger
+    }
+
+    /// Writes `session` as it is at `now` (`now` must be on the clock whose instants the
+    /// session holds; that clock is taken to run in step with CLOCK_BOOTTIME). Returns
+    /// whether it was written; a failure is logged as one error line.
+    @discardableResult
+    public func save<Instant>(_ session: Session<Instant>, at now: Instant) -> Bool {
+        let saved = SavedSession(session, at: now, bootID: readings.bootID,
+                                 boottime: readings.boottime(), realtime: readings.realtime())
+        do {
+            try store.save(saved)
+            return true
+        } catch {
+            logger.error("state: cannot save: \(error)")
+            return false
+        }
+    }
+
+    /// Reads the state file and decides how the session comes back (see `ResumeDecision`).
+    /// `resolve` maps the saved program name (preset, DSL line or custom name) to a program.
+    /// No file, an unreadable file → ready with `fallback`, outcome `nil`. A corrupt or
+    /// foreign file, or one naming an unknown program, is set aside with a warning.
+    public func restore<Instant>(now: Instant, fallback: Program, resumeAfterReboot: Bool,
+                                 resolve: (String) -> Program?) -> (session: Session<Instant>, outcome: ResumeOutcome?) {
+        let text: String?
+        do {
+            text = try store.readText()
+        } catch {
+            logger.error("state: cannot read: \(error); starting ready with \(fallback.name)")
+            return (Session(program: fallback), nil)
+        }
+        guard let text else {
+            logger.info("state: no saved session in \(store.directory); starting ready with \(fallback.name)")
+            return (Session(program: fallback), nil)
+        }
+        let saved: SavedSession
+        let program: Program
+        do throws(StateFileError) {
+            saved = try StateFileFormat.decode(text)
+            guard let resolved = resolve(saved.program) else { throw .unknownProgram(saved.program) }
+            program = resolved
+        } catch {
+            setAside(because: error)
+            return (Session(program: fallback), nil)
+        }
+        let context = ResumeContext(bootID: readings.bootID, boottime: readings.boottime(), realtime: readings.realtime(),
+                                    clockSynchronized: readings.clockSynchronized(), resumeAfterReboot: resumeAfterReboot)
+        let decision: (session: Session<Instant>, outcome: ResumeOutcome) = ResumeDecision.decide(saved, program: program, context: context, now: now)
+        logger.info("state: \(program.name) \(decision.outcome)")
+        return (decision.session, decision.outcome)
+    }
+
+    private func setAside(because error: StateFileError) {
+        do {
+            let target = try store.setAside(realtime: readings.realtime())
+            logger.warning("state: \(store.path) \(error); set aside as \(target)")
+        } catch let renameError {
+            logger.error("state: \(store.path) \(error); cannot set it aside: \(renameError)")
+        }
+    }
+}

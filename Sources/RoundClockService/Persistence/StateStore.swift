@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import RoundClockCore
+
+/// The state file in the state directory (`$STATE_DIRECTORY`, `/var/lib/roundclock` under
+/// systemd's `StateDirectory=roundclock`). One writer: the service.
+public struct StateStore: Sendable {
+    public let directory: String
+    public static let fileName = "state"
+    public var path: String { "\(directory)/\(Self.fileName)" }
+    /// The temp file a write goes through; it never outlives a write.
+    public var tempPath: String { "\(directory)/.\(Self.fileName).tmp" }
+
+    public init(directory: String) {
+        var dir = directory
+        while dir.count > 1, dir.hasSuffix("/") { dir.removeLast() }
+        self.directory = dir
+    }
+
+    /// The directory systemd gives the service (`$STATE_DIRECTORY`, first entry), else
+    /// `/var/lib/roundclock`.
+    public static func defaultDirectory() -> String {
+        if let value = getenv("STATE_DIRECTORY"), let first = String(cString: value).split(separator: ":").first {
+            return String(first)
+        }
+        return "/var/lib/roundclock"
+    }
+
+    /// Writes the session atomically (temp file, fsync, rename, fsync directory).
+    public func save(_ saved: SavedSession) throws(PersistenceError) {
+        try FileIO.writeAtomically(StateFileFormat.encode(saved), path: path, temp: tempPath, directory: directory)
+    }
+
+    /// The file's text, or `nil` when there is none (ENOENT).
+    public func readText() throws(PersistenceError) -> String? {
+        do throws(PersistenceError) {
+            return try FileIO.readSmallFile(path)
+        } catch {
+            if error.errno == ENOENT && error.operation == "open" { return nil }
+            throw error
+        }
+    }
+
+    /// Renames the state file to `state.corrupt-YYYYMMDDTHHMMSSZ` (UTC of `realtime`) and
+    /// returns the new path. An existing file of that name is replaced.
+    @discardableResult
+    public func setAside(realtime: Duration) throws(PersistenceError) -> String {
+        let target = "\(path).corrupt-\(Self.timestamp(realtime))"
+        guard rename(path, target) == 0 else { throw PersistenceError(operation: "rename", path: "\(path) → \(target)", errno: errno) }
+        try FileIO.syncDirectory(directory)
+        return target
+    }
+
+    /// `YYYYMMDDTHHMMSSZ` via gmtime_r(3).
+    static func timestamp(_ realtime: Duration) -> String {
+        var seconds = time_t(realtime.components.seconds)
+        var t = tm()
+        gmtime_r(&seconds, &t)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(t.tm_year + 1900)\(two(t.tm_mon + 1))\(two(t.tm_mday))T\(two(t.tm_hour))\(two(t.tm_min))\(two(t.tm_sec))Z"
+    }
+}

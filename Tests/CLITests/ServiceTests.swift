@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// `roundclock run` as a service: signals, persistence across kill -9, config errors, sd_notify.
+@Suite(.serialized) struct ServiceTests {
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = CLIRun.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, err)
+    }
+
+    func timeLines(_ path: String) throws -> [[String: Any]] {
+        try jsonLines(path).map(\.object).filter { $0["panel"] as? String == "time" }
+    }
+
+    @Test func sigtermStopsGracefullyAndSavesTheState() throws {
+        let dir = temporaryFile("state")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (process, err) = try start(["run", "--simulate", "--program", "tabata", "--events", "0.1:start", "--state-dir", dir])
+        Thread.sleep(forTimeInterval: 1.5)
+        process.terminate() // SIGTERM
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("info: stopped"))
+        let state = try String(contentsOfFile: dir + "/state", encoding: .utf8)
+        #expect(state.contains("program=tabata") && state.contains("state=running"))
+    }
+
+    @Test func killMinus9MidRoundThenRestartShowsTheRightSecond() throws {
+        let dir = temporaryFile("state9")
+        let first = temporaryFile("k1.jsonl"), second = temporaryFile("k2.jsonl")
+        defer { for p in [dir, first, second] { try? FileManager.default.removeItem(atPath: p) } }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let launched = Date()
+        let (process, _) = try start(["run", "--simulate", "--program", "countdown:1:00", "--events", "0.2:start",
+                                      "--state-dir", dir, "--frames", first])
+        Thread.sleep(forTimeInterval: 2.7)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let restarted = Date()
+        let run = try CLIRun.run(["run", "--simulate", "--program", "countdown:1:00", "--state-dir", dir, "--until", "1.2", "--frames", second])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("resumed exactly (same boot)"))
+        let lines = try timeLines(second)
+        let shown = try #require(lines.first?["text"] as? String)
+        // Started about 0.2 s after launch; restarted `elapsed` seconds into the round.
+        let elapsed = restarted.timeIntervalSince(launched) - 0.2
+        let expected = Int((60 - elapsed).rounded(.up))
+        let seconds = Int(shown.filter(\.isNumber))! % 100
+        #expect(abs(seconds - expected) <= 1, "shows \(shown), expected about 0:\(expected)")
+        #expect(lines.first?["state"] as? String == "running")
+    }
+
+    @Test func badConfigExits78WithOneLine() throws {
+        let config = temporaryFile("bad.toml")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try "program = \"boxen\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try CLIRun.run(["run", "--simulate", "--config", config])
+        #expect(run.status == 78, "EX_CONFIG")
+        #expect(run.stderr.contains(config) && run.stderr.contains("program") && run.stderr.contains("boxen"), "\(run.stderr)")
+        let missing = try CLIRun.run(["run", "--simulate", "--config", "/nonexistent/config.toml"])
+        #expect(missing.status == 78 && missing.stderr.contains("/nonexistent/config.toml: cannot open"))
+    }
+
+    @Test func readyIsSentToTheNotifySocketAfterTheFirstFrame() throws {
+        let path = temporaryFile("notify.sock")
+        defer { unlink(path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let (process, _) = try start(["run", "--simulate", "--program", "boxing", "--until", "2"], environment: ["NOTIFY_SOCKET": path])
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        let message = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+        #expect(message.contains("READY=1"), "got \(message)")
+        #expect(message.contains("STATUS=showing 0:10 (ready)"))
+        process.waitUntilExit()
+        let stopping = recv(fd, &buffer, buffer.count, 0)
+        #expect(stopping > 0 && String(decoding: buffer[0..<stopping], as: UTF8.self).contains("STOPPING=1"))
+    }
+}
