@@ -227,12 +227,27 @@ if [ $HAVE_BIN = 1 ] && has_subcommand run; then
     done
     for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
     rm -f /tmp/run.jsonl
-    log "starting: roundclock run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10"
+    # Hermetic service settings, if run has them (it became a service): a config of our own
+    # instead of the host's /etc/roundclock/config.toml, keeping the last frame lit on exit
+    # (the default "blank" would clear the RAM we compare), and a fresh state directory
+    # instead of the host's read-only /var/lib/roundclock (no stale session restored).
+    RUN_EXTRA=()
+    help_run=$("$BINARY" help run 2>&1)
+    if [[ $help_run == *--config* ]]; then
+      printf '# kernel-VM test config\n[display]\non_shutdown = "last"\n' > /tmp/config.toml
+      cp /tmp/config.toml "$ART/config.toml"
+      RUN_EXTRA+=(--config /tmp/config.toml)
+    fi
+    if [[ $help_run == *--state-dir* ]]; then
+      mkdir -p /tmp/roundclock-state
+      RUN_EXTRA+=(--state-dir /tmp/roundclock-state)
+    fi
+    log "starting: roundclock run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10 ${RUN_EXTRA[*]}"
     # debugfs lists requested GPIO lines with their consumers: readable with a builtin
     mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
     LAUNCH=$(now)
     timeout 60 "$BINARY" run --board /tmp/board.toml --program countdown:0:05 --frames /tmp/run.jsonl --until 10 \
-      > "$ART/run.out" 2>&1 &
+      "${RUN_EXTRA[@]}" > "$ART/run.out" 2>&1 &
     RUN=$!
     # buzzer line sampler (information only)
     ( while kill -0 $RUN 2>/dev/null; do read -r v < "$SYS/sim_gpio18/value"; echo "$EPOCHREALTIME $v"; snooze 0.05; done ) > /tmp/buzzer.log 2>&1 &
@@ -283,7 +298,10 @@ if [ $HAVE_BIN = 1 ] && has_subcommand run; then
       if [ "$v" = "$prev" ]; then n=$((n + 1)); else [ -n "$prev" ] && buzz="$buzz $prev x$n,"; prev=$v n=1; fi
     done < /tmp/buzzer.log
     echo "    buzzer GPIO18 (sim value sampled every 50 ms):$buzz $prev x$n"
-    if [ $rc -eq 0 ]; then pass c2 "run --until 10 exited 0"
+    errors=""
+    while IFS= read -r line; do [[ ${line,,} == error:* || ${line,,} == *": error:"* ]] && errors="$errors${errors:+; }$line"; done < "$ART/run.out"
+    if [ $rc -eq 0 ] && [ -z "$errors" ]; then pass c2 "run --until 10 exited 0 and logged no errors"
+    elif [ $rc -eq 0 ]; then fail c2 "run --until 10 exited 0 but logged errors: $errors"
     elif [ $rc -eq 124 ]; then fail c2 "run --until 10 was still running after 60 s (killed by timeout)"
     else fail c2 "run --until 10 exited $rc"; fi
 
