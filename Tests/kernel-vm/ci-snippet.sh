@@ -1,9 +1,10 @@
 # Proposed addition to .ci/run (for the integrator): append after the existing
 # `swift build` / `scripts/test` steps. Assumes .ci/run's `set -euo pipefail` and that the
 # working directory is the repository root (.ci/run does `cd "$(dirname "$0")/.."`).
-# Measured in a fresh clone on the 2-core machine (other builds running): 277 s in total =
-# v2 library ~10 s + v2 package build 95 s + VM run v1 113 s (incl. 30 s kernel download and
-# gpio-sim build on the empty cache) + VM run v2 54 s; add ~20 s once for apt packages (qemu...).
+# Measured twice in a fresh clone on the 2-core machine (other builds running): 215-277 s =
+# v2 library ~10 s + v2 package build 70-95 s + VM run v1 80-113 s (incl. ~30 s kernel
+# download and gpio-sim build on the empty cache) + VM run v2 54 s; add ~20 s once for the
+# apt packages (qemu-system-x86, busybox-static, linux-headers-amd64, ...) if not installed.
 # Each VM run prints PASS/FAIL/SKIP lines and ends with "vm: N passed, M failed";
 # the last line below sums both runs in the same shape.
 
