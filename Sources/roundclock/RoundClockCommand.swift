@@ -5,7 +5,7 @@ struct RoundClockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundclock",
         abstract: "A drift-free gym round clock for HT16K33 LED panels and GPIO buttons.",
-        subcommands: [Simulate.self, Programs.self, Render.self],
+        subcommands: [Simulate.self, Programs.self, Render.self, Bench.self],
         defaultSubcommand: nil
     )
 }

@@ -1,0 +1,72 @@
+import ArgumentParser
+import RoundClockBench
+import RoundClockCore
+
+/// `roundclock bench ...`: timing and cost benchmarks (see BENCHMARKS.md). They print
+/// medians, percentiles and ratios measured in one run and never fail on noise.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
+        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Smoke.self])
+
+    struct Lateness: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lateness of every display change: our loop, a 60 Hz refresh loop, a 1 s tick counter, same run.")
+        @Option(help: "Seconds of real time.") var duration: Double = 60
+        @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
+        @Flag(help: "Try SCHED_FIFO and 1 ns timer slack for the process's threads.") var fifo = false
+        func run() async throws {
+            print(try await LatenessBench(duration: seconds(duration), load: load, fifo: fifo).run())
+        }
+    }
+
+    struct Drift: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A full 12-round boxing session: in virtual time (--virtual), or in real time with the baselines alongside.")
+        @Flag(help: "Virtual time (milliseconds of real time; the CI check).") var virtual = false
+        @Option(help: "Real time only: seconds to run (default: the whole session, 2830.5).") var duration: Double?
+        @Flag(help: "Real time only: busy threads on every CPU.") var load = false
+        func run() async throws {
+            if virtual {
+                print(try await VirtualDrift().run())
+                return
+            }
+            let program = Presets.boxing
+            let length = duration.map(seconds) ?? (program.total ?? .zero) + .milliseconds(500)
+            let bench = LatenessBench(program: program, duration: length, load: load,
+                                      stallTick: Int(length.components.seconds / 3))
+            print(try await bench.run())
+        }
+    }
+
+    struct Cost: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wake-ups, CPU per hour, RSS and I2C traffic of our loop: running, ready and clock mode.")
+        @Option(help: "Seconds of real time per state.") var duration: Double = 20
+        func run() async throws {
+            print(try await CostBench(duration: seconds(duration)).run())
+        }
+    }
+
+    struct Buttons: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Button event instant -> display commit latency.")
+        @Option(help: "Number of presses.") var presses = 200
+        func run() async throws {
+            print(try await ButtonBench(presses: presses).run())
+        }
+    }
+
+    struct Smoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Runs every benchmark briefly (a few seconds) so CI keeps them building and running; exits 0 if they ran.")
+        func run() async throws {
+            print(try await LatenessBench(duration: .seconds(2)).run())
+            print(try await VirtualDrift().run())
+            print(try await CostBench(duration: .milliseconds(600)).run())
+            print(try await ButtonBench(presses: 10).run())
+            print("bench smoke: all benchmarks ran")
+        }
+    }
+}
+
+private func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }
