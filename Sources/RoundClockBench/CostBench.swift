@@ -10,7 +10,8 @@ import Simulation
 ///
 /// Wake-ups are the loop's sleeps that returned (counted by wrapping its clock); CPU time
 /// is the process's user + system time (getrusage) over the state's run, extrapolated to
-/// one hour; I2C traffic is counted by the emulated chips after the start-up sequence.
+/// one hour; I2C traffic is counted by the emulated chips after the start-up sequence and
+/// the initial face. Wake-ups include the one at the stop instant (ready: exactly that one).
 public struct CostBench: Sendable {
     public var duration: Duration
     public init(duration: Duration) { self.duration = duration }
@@ -41,13 +42,15 @@ public struct CostBench: Sendable {
 
     func measure(_ state: String, program: Program, start: Bool) async throws -> Row {
         let board = try await BenchBoard.make()
-        let startup = await BenchBoard.traffic(board)
         let clock = CountingClock(ContinuousClock())
         let log = CommitLog()
-        let cpuBefore = SystemInfo.cpuTime()
         let anchor = clock.now
         var controller = Controller<ContinuousClock.Instant>(program: program)
         if start { _ = controller.perform(.start, at: anchor) }
+        // Count traffic from the initial face on: start-up and first picture are not running cost.
+        _ = try await board.show(controller.face(at: anchor, wallTime: SystemWallClock.now()))
+        let startup = await BenchBoard.traffic(board)
+        let cpuBefore = SystemInfo.cpuTime()
         let loop = RenderLoop(clock: clock, start: anchor, display: board, observer: log,
                               wallTime: { _ in SystemWallClock.now() }, stop: .at(anchor.advanced(by: duration)))
         await loop.run(controller)

@@ -7,7 +7,7 @@ import Glibc
 /// on Linux and Swift's cooperative pool owns its threads, so this is applied to every
 /// thread of the process listed in /proc/self/task except `excluding` (the busy load
 /// threads, which must never run at real-time priority): sched_setscheduler(tid) for the
-/// policy, /proc/self/task/TID/timerslack_ns for the slack (prctl(PR_SET_TIMERSLACK) only
+/// policy, /proc/TID/timerslack_ns for the slack (prctl(PR_SET_TIMERSLACK) only
 /// reaches the calling thread). Threads the pool creates later may inherit neither, so
 /// the bench applies it again once the loops are running.
 public enum Realtime {
@@ -30,7 +30,7 @@ public enum Realtime {
         var param = sched_param(sched_priority: priority)
         for tid in SystemInfo.threadIDs() where !excluding.contains(tid) {
             if sched_setscheduler(tid, SCHED_FIFO, &param) == 0 { outcome.fifoSet += 1 } else { outcome.fifoFailed[tid] = errno }
-            if writeText("/proc/self/task/\(tid)/timerslack_ns", "1") { outcome.slackSet += 1 } else { outcome.slackFailed += 1 }
+            if writeText("/proc/\(tid)/timerslack_ns", "1") { outcome.slackSet += 1 } else { outcome.slackFailed += 1 }
         }
         return outcome
     }

@@ -7,7 +7,7 @@ import RoundClockCore
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
-        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Smoke.self])
+        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Timers.self, Smoke.self])
 
     struct Lateness: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -56,6 +56,15 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
+    struct Timers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wake-up overshoot of the kernel timer and of Swift's sleeps, to explain the lateness.")
+        @Option(help: "Sleeps per variant.") var count = 200
+        func run() async throws {
+            print(await TimerProbe(count: count).run())
+        }
+    }
+
     struct Smoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Runs every benchmark briefly (a few seconds) so CI keeps them building and running; exits 0 if they ran.")
@@ -64,6 +73,7 @@ struct Bench: AsyncParsableCommand {
             print(try await VirtualDrift().run())
             print(try await CostBench(duration: .milliseconds(600)).run())
             print(try await ButtonBench(presses: 10).run())
+            print(await TimerProbe(count: 10).run())
             print("bench smoke: all benchmarks ran")
         }
     }
