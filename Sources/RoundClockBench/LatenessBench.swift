@@ -17,6 +17,8 @@ public struct LatenessBench: Sendable {
     public var duration: Duration
     public var load = false
     public var fifo = false
+    /// Run the two baselines alongside (false: ours alone, to see what sharing costs it).
+    public var baselines = true
     /// Tick after which B stalls, and for how long.
     public var stallTick: Int
     public var stall: Duration = .milliseconds(1200)
@@ -61,8 +63,9 @@ public struct LatenessBench: Sendable {
         let refresh = RefreshLoop(clock: plain, anchor: anchor, program: program, display: boardA)
         let ticker = TickCounter(clock: plain, anchor: anchor, timeline: timeline, display: boardB, stall: (stallTick, stall))
 
-        async let a = refresh.run(until: end, log: logA)
-        async let b = ticker.run(until: end, log: logB)
+        let withBaselines = baselines
+        async let a = withBaselines ? refresh.run(until: end, log: logA) : 0
+        async let b = withBaselines ? ticker.run(until: end, log: logB) : (wakeUps: 0, ticks: 0)
         async let again: String? = fifo ? Self.reapplyFIFO(excluding: generator?.threadIDs ?? []) : nil
         await loop.run(controller)
         let (wakesA, resultB, fifoLater) = await (a, b, again)
@@ -73,10 +76,20 @@ public struct LatenessBench: Sendable {
         let check = Duration.seconds(duration.components.seconds) - .milliseconds(500)
         report.results = [
             ApproachResult(name: "ours (RenderLoop)", commits: oursLog.all, timeline: timeline, checkAt: check, wakeUps: clock.wakeUps, over: duration),
-            ApproachResult(name: "A: 60 Hz refresh", commits: logA.all, timeline: timeline, checkAt: check, wakeUps: wakesA, over: duration),
-            ApproachResult(name: "B: 1 s tick counter", commits: logB.all, timeline: timeline, checkAt: check, wakeUps: resultB.wakeUps, over: duration),
         ]
-        report.timerOvershoot = LatencySummary(clock.overshoot.map(micros))
+        if baselines {
+            report.results += [
+                ApproachResult(name: "A: 60 Hz refresh", commits: logA.all, timeline: timeline, checkAt: check, wakeUps: wakesA, over: duration),
+                ApproachResult(name: "B: 1 s tick counter", commits: logB.all, timeline: timeline, checkAt: check, wakeUps: resultB.wakeUps, over: duration),
+            ]
+        }
+        let overshoot = clock.overshoot
+        report.timerOvershoot = LatencySummary(overshoot.map(micros))
+        // Sleep i ends in change i + 1 (a countdown, no buttons): the rest is the loop's own part.
+        let changes = timeline.lateness(of: oursLog.all).filter { $0.index > 0 }
+        if changes.count == overshoot.count {
+            report.afterWake = LatencySummary(zip(changes, overshoot).map { micros($0.lateness - $1) })
+        }
         let lateB = timeline.lateness(of: logB.all)
         if stallTick > 3, lateB.count >= stallTick {
             report.tickGrowth = micros(lateB[stallTick - 1].lateness - lateB[1].lateness) / Double(stallTick - 2)
@@ -104,6 +117,8 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
     public var results: [ApproachResult] = []
     /// How late our loop's sleeps returned (timer wake-up only), µs.
     public var timerOvershoot: LatencySummary?
+    /// Ours, from its sleep returning to the commit returning (task hop, face, show), µs.
+    public var afterWake: LatencySummary?
     /// B before its stall: lateness added per tick by relative sleeps, µs.
     public var tickGrowth: Double?
     public var cpu: Duration = .zero
@@ -122,6 +137,10 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
         if let o = timerOvershoot {
             lines.append("ours, sleep overshoot alone (deadline -> sleep returned): p50 \(fixed(o.p50, 0)) µs, p99 \(fixed(o.p99, 0)) µs, max \(fixed(o.max, 0)) µs over \(o.count) sleeps")
         }
+        if let w = afterWake {
+            lines.append("ours, sleep returned -> commit returned (inbox task hop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
+        }
+        guard results.count > 1 else { return lines.joined(separator: "\n") + "\nbaselines not run (--alone)" }
         var b = "B: one \(fixed(micros(stall) / 1e6, 1)) s stall after tick \(stallTick)"
         if let g = tickGrowth { b += "; before it, each relative 1 s sleep added \(fixed(g, 1)) µs (\(fixed(g * 3600 / 1e6, 2)) s per hour)" }
         lines.append(b)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import RoundClockCore
 import Synchronization
 
 /// `roundclock bench timers`: where our lateness comes from. The same absolute deadlines
@@ -13,13 +14,18 @@ import Synchronization
 /// - the same with `tolerance: nil` (`dispatch_after`, the default `Task.sleep` path);
 /// - `.zero` in a child `Task` whose value is awaited, as `ButtonInbox.wait` does to make
 ///   the sleep cancellable by a button post (one more enqueue and possibly a thread wake).
+/// Last, the commit itself: `BoardDisplay.show` of successive countdown faces on three
+/// emulated panels (encode, driver diff, emulated I2C, read-back decode), no sleeping.
 public struct TimerProbe: Sendable {
     public var count: Int
     public var period: Duration = .milliseconds(20)
-    public init(count: Int) { self.count = count }
+    public init(count: Int, period: Duration = .milliseconds(20)) {
+        self.count = count
+        self.period = period
+    }
 
     public func run() async -> String {
-        var lines = ["timers: overshoot after an absolute deadline, \(count) sleeps each, \(SystemInfo.machineLine())"]
+        var lines = ["timers: overshoot after an absolute deadline, \(count) sleeps each, \(fixed(micros(period) / 1e3, 0)) ms apart, \(SystemInfo.machineLine())"]
         func line(_ name: String, _ samples: [Duration]) {
             guard let s = LatencySummary(samples.map(micros)) else { return }
             lines.append(pad(name, 46, left: true) + "p50 \(pad(fixed(s.p50, 0), 5)) µs  p99 \(pad(fixed(s.p99, 0), 6)) µs  max \(pad(fixed(s.max, 0), 6)) µs")
@@ -28,11 +34,12 @@ public struct TimerProbe: Sendable {
         line("ContinuousClock.sleep(until:tolerance: .zero)", await swiftSleep(tolerance: .zero, childTask: false))
         line("ContinuousClock.sleep(until:tolerance: nil)", await swiftSleep(tolerance: nil, childTask: false))
         line(".zero in a child Task, value awaited (inbox)", await swiftSleep(tolerance: .zero, childTask: true))
+        line("BoardDisplay.show, one second change", (try? await showCost()) ?? [])
         return lines.joined(separator: "\n")
     }
 
     /// Deadline i: i periods plus a varying fraction, so wake-ups fall at all phases.
-    func offset(_ i: Int) -> Duration { period * (i + 1) + .microseconds((i * 7919) % 5000) }
+    func offset(_ i: Int) -> Duration { period * (i + 1) + .microseconds((i * 7919) % 5000) * (Double(micros(period)) / 20_000) }
 
     func swiftSleep(tolerance: Duration?, childTask: Bool) async -> [Duration] {
         let clock = ContinuousClock()
@@ -47,6 +54,19 @@ public struct TimerProbe: Sendable {
                 _ = try? await clock.sleep(until: deadline, tolerance: tolerance)
             }
             samples.append(deadline.duration(to: clock.now))
+        }
+        return samples
+    }
+
+    func showCost() async throws -> [Duration] {
+        let board = try await BenchBoard.make()
+        let timeline = Timeline(program: try Presets.countdown(.seconds(Int64(count) + 1)), horizon: .seconds(Int64(count)))
+        let clock = ContinuousClock()
+        var samples: [Duration] = []
+        for entry in timeline.entries {
+            let before = clock.now
+            _ = try await board.show(entry.face)
+            samples.append(before.duration(to: clock.now))
         }
         return samples
     }

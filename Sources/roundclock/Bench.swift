@@ -15,8 +15,11 @@ struct Bench: AsyncParsableCommand {
         @Option(help: "Seconds of real time.") var duration: Double = 60
         @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
         @Flag(help: "Try SCHED_FIFO and 1 ns timer slack for the process's threads.") var fifo = false
+        @Flag(help: "Run our loop alone, without the baselines.") var alone = false
         func run() async throws {
-            print(try await LatenessBench(duration: seconds(duration), load: load, fifo: fifo).run())
+            var bench = try LatenessBench(duration: seconds(duration), load: load, fifo: fifo)
+            bench.baselines = !alone
+            print(try await bench.run())
         }
     }
 
@@ -60,8 +63,9 @@ struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Wake-up overshoot of the kernel timer and of Swift's sleeps, to explain the lateness.")
         @Option(help: "Sleeps per variant.") var count = 200
+        @Option(help: "Milliseconds between deadlines (1000: as idle as the render loop between seconds).") var period = 20.0
         func run() async throws {
-            print(await TimerProbe(count: count).run())
+            print(await TimerProbe(count: count, period: seconds(period / 1000)).run())
         }
     }
 
