@@ -73,6 +73,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var nextScripted = 0
         var finishedAt: C.Instant?
         var retryAt: C.Instant?
+        var precomputed: (at: C.Instant, face: Face, status: Status)?
         while !Task.isCancelled {
             let now = clock.now
             var inputs = inbox.drain()
@@ -80,14 +81,32 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 inputs.append(script[nextScripted])
                 nextScripted += 1
             }
+            // Fast path: nothing arrived and the frame computed before sleeping is due:
+            // commit it first; the full turn below follows and corrects it if needed.
+            var fastCommitAt: Duration?
+            var fastFailed = false
+            if inputs.isEmpty, let next = precomputed, next.at <= now, next.face != shown {
+                do {
+                    let panels = try await display.show(next.face)
+                    fastCommitAt = start.duration(to: clock.now)
+                    observer.committed(next.face, panels: panels, status: next.status, at: fastCommitAt!)
+                    shown = next.face
+                } catch {
+                    observer.occurred(.displayFailed("\(error)"), at: start.duration(to: now))
+                    fastFailed = true
+                }
+            }
+            precomputed = nil
             var occurrences: [Occurrence<C.Instant>] = []
             for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
             occurrences += controller.advance(to: now)
 
             let face = controller.face(at: now, wallTime: wallTime(now))
-            var reportAt = start.duration(to: now)
+            var reportAt = fastCommitAt ?? start.duration(to: now)
             retryAt = nil
-            if face != shown {
+            if face != shown, fastFailed {
+                retryAt = now.advanced(by: .seconds(1)) // one attempt per turn
+            } else if face != shown {
                 do {
                     let panels = try await display.show(face)
                     reportAt = start.duration(to: clock.now)
@@ -130,6 +149,13 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             ]
             let deadline = candidates.compactMap { $0 }.min()
             if deadline == nil, endWhenIdle { break }
+            if let deadline {
+                // The frame due at the deadline, as the next turn will compute it.
+                var ahead = controller
+                _ = ahead.advance(to: deadline)
+                let wall = wallTime(now).advanced(by: now.duration(to: deadline))
+                precomputed = (deadline, ahead.face(at: deadline, wallTime: wall), ahead.status(at: deadline))
+            }
             await inbox.wait(until: deadline, on: clock)
         }
         return controller
