@@ -14,9 +14,16 @@ import RoundClockService
 public struct ButtonBench: Sendable {
     public var presses: Int
     public var gap: ClosedRange<Int> = 20...80
-    public init(presses: Int) { self.presses = presses }
+    /// Busy threads on every CPU meanwhile.
+    public var load = false
+    public init(presses: Int, load: Bool = false) {
+        self.presses = presses
+        self.load = load
+    }
 
     public func run() async throws -> ButtonReport {
+        let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
+        defer { generator?.finish() }
         let board = try await BenchBoard.make()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
@@ -32,9 +39,9 @@ public struct ButtonBench: Sendable {
         var commits = stream.makeAsyncIterator()
         _ = await commits.next() // the initial face
         var latencies: [Double] = []
-        var generator = SystemRandomNumberGenerator()
+        var random = SystemRandomNumberGenerator()
         for i in 0..<presses {
-            try await Task.sleep(for: .milliseconds(Int.random(in: gap, using: &generator)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: gap, using: &random)))
             let pausing = i % 2 == 0
             let at = clock.now
             inbox.post(ButtonEvent(pausing ? .stop : .start, .press, at: at))
@@ -49,7 +56,7 @@ public struct ButtonBench: Sendable {
         task.cancel()
         _ = await task.value
         continuation.finish()
-        return ButtonReport(latency: LatencySummary(latencies))
+        return ButtonReport(latency: LatencySummary(latencies), load: load)
     }
 }
 
@@ -65,8 +72,9 @@ final class StreamObserver: LoopObserver {
 
 public struct ButtonReport: Sendable, CustomStringConvertible {
     public var latency: LatencySummary?
+    public var load = false
     public var description: String {
         guard let l = latency else { return "buttons: no presses" }
-        return "buttons: \(l.count) presses, event instant -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs"
+        return "buttons\(load ? " (load: busy thread per CPU)" : ""): \(l.count) presses, event instant -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs"
     }
 }

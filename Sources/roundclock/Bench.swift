@@ -54,8 +54,9 @@ struct Bench: AsyncParsableCommand {
     struct Buttons: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Button event instant -> display commit latency.")
         @Option(help: "Number of presses.") var presses = 200
+        @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
         func run() async throws {
-            print(try await ButtonBench(presses: presses).run())
+            print(try await ButtonBench(presses: presses, load: load).run())
         }
     }
 
