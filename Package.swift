@@ -40,11 +40,13 @@ let package = Package(
             name: "RoundClockConfig",
             dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
+        // Timing and cost benchmarks (`roundclock bench`): our loop against naive ones, same run.
+        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "Simulation", "HT16K33"]),
         // The `roundclock` command: parses arguments, picks backends, nothing else.
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware", "RoundClockBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,6 +63,7 @@ let package = Package(
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "SegmentDisplay", "I2CPlayback"]),
+        .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService"]),
         // Runs the built `roundclock` binary and checks its output.
         .testTarget(name: "CLITests", dependencies: ["roundclock"]),
     ],

@@ -77,6 +77,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var finishedAt: C.Instant?
         var retryAt: C.Instant?
         var retryPending = false
+        var precomputed: (at: C.Instant, face: Face, status: Status)?
         while !Task.isCancelled {
             let now = clock.now
             heartbeat?.turnStarted(at: now)
@@ -85,14 +86,39 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 inputs.append(script[nextScripted])
                 nextScripted += 1
             }
+            // Fast path (DESIGN: the frame is precomputed before the sleep): nothing
+            // arrived and the frame due at this deadline is known, so commit it first;
+            // the full turn below follows and corrects it if anything differs.
+            var fastCommitAt: Duration?
+            var fastRetry: Duration?
+            if inputs.isEmpty, !retryPending, let next = precomputed, next.at <= now, next.face != shown {
+                let update = await display.show(next.face)
+                let at = start.duration(to: clock.now)
+                fastCommitAt = at
+                if !update.panels.isEmpty {
+                    observer.committed(next.face, panels: update.panels, status: next.status, at: at)
+                }
+                for event in update.events { observer.occurred(.display(event), at: at) }
+                if let wait = update.retryAfter {
+                    fastRetry = wait
+                    heartbeat?.displayFailed(at: now)
+                } else {
+                    shown = next.face
+                    heartbeat?.committed()
+                }
+            }
+            precomputed = nil
             var occurrences: [Occurrence<C.Instant>] = []
             for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
             occurrences += controller.advance(to: now)
 
             let face = controller.face(at: now, wallTime: wallTime(now))
-            var reportAt = start.duration(to: now)
+            var reportAt = fastCommitAt ?? start.duration(to: now)
             retryAt = nil
-            if face != shown || retryPending {
+            if let wait = fastRetry {
+                retryAt = now.advanced(by: wait) // one display attempt per turn
+                retryPending = true
+            } else if face != shown || retryPending {
                 let update = await display.show(face)
                 reportAt = start.duration(to: clock.now)
                 if !update.panels.isEmpty {
@@ -142,6 +168,13 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             ]
             let deadline = candidates.compactMap { $0 }.min()
             if deadline == nil, endWhenIdle { break }
+            if let deadline {
+                // The frame due at the deadline, as the next turn will compute it.
+                var ahead = controller
+                _ = ahead.advance(to: deadline)
+                let wall = wallTime(now).advanced(by: now.duration(to: deadline))
+                precomputed = (deadline, ahead.face(at: deadline, wallTime: wall), ahead.status(at: deadline))
+            }
             heartbeat?.waiting(until: deadline)
             await inbox.wait(until: deadline, on: clock)
         }

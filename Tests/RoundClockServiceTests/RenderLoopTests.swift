@@ -164,3 +164,43 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         #expect(FramesRecorder.jsonString("a\"b\\c\u{1}") == #""a\"b\\c\u0001""#)
     }
 }
+
+/// The loop commits the frame it computed before sleeping as soon as it wakes (DESIGN:
+/// precompute, sleep, write); the full turn that follows must correct it when the world
+/// changed during the sleep.
+@Suite struct PrecomputedFrameTests {
+    @Test func aWallClockStepDuringTheSleepIsCorrectedInTheSameTurn() async throws {
+        let recorder = Recorder()
+        let clock = VirtualClock()
+        let start = clock.now
+        // The wall clock is stepped forward one hour at 5 s (an NTP step while asleep).
+        let wallTime: @Sendable (VirtualClock.Instant) -> WallTime = { instant in
+            let elapsed = start.duration(to: instant)
+            let base = WallTime(hour: 12, minute: 0).advanced(by: elapsed)
+            return elapsed >= .seconds(5) ? base.advanced(by: .seconds(3600)) : base
+        }
+        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: recorder,
+                              wallTime: wallTime, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
+        await loop.run(Controller(program: .wallClock))
+        let atStep = recorder.frames.filter { $0.t == .seconds(5) }
+        let before = try #require(recorder.frames.last { $0.t < .seconds(5) })
+        #expect(before.panels[0].text.contains("12"), "before the step: \(before.panels[0].text)")
+        #expect(atStep.count == 2, "the precomputed 12 o'clock frame, then the correction")
+        let corrected = try #require(atStep.last)
+        #expect(corrected.panels[0].text.contains("13"), "the turn at 5 s ends on the stepped time: \(corrected.panels[0].text)")
+        #expect(recorder.frames.last?.panels[0].text.contains("13") == true)
+    }
+
+    @Test func anUnchangedWorldCommitsEachFrameOnce() async {
+        let recorder = Recorder()
+        let clock = VirtualClock()
+        let loop = RenderLoop(clock: clock, start: clock.now, display: emulatedBoard(), observer: recorder,
+                              wallTime: { _ in WallTime(hour: 9, minute: 30) }, stop: .afterFinish(.zero), endWhenIdle: true)
+        var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
+        _ = controller.perform(.start, at: clock.now)
+        await loop.run(controller)
+        let instants = recorder.frames.map(\.t)
+        #expect(Set(instants).count == instants.count, "no frame committed twice at one instant")
+        #expect(instants.count == 241, "0:10 prep + 8 × 0:20 + 7 × 0:10 rest = 4:00: one commit per displayed second")
+    }
+}

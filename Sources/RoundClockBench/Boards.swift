@@ -1,0 +1,39 @@
+import HT16K33
+import RoundClockService
+import Simulation
+
+/// The simulator's board (time seg7x4 0x70, round seg7x4 0x71, phase seg14x4 0x72):
+/// emulated HT16K33 chips behind the real driver and `BoardDisplay`, as `simulate`
+/// assembles it. Each approach in a run gets its own board.
+public enum BenchBoard {
+    public static let panels = [
+        PanelSpec(role: .time, kind: .seg7x4, address: 0x70),
+        PanelSpec(role: .round, kind: .seg7x4, address: 0x71),
+        PanelSpec(role: .phase, kind: .seg14x4, address: 0x72),
+    ]
+
+    /// A started board (start-up sequence already written).
+    public static func make() async throws -> BoardDisplay<EmulatedHT16K33> {
+        let display = BoardDisplay(specs: panels, devices: panels.map { EmulatedHT16K33(name: "bench", address: $0.address) })
+        if let failure = await display.start().first { throw BenchBoardError(event: failure) }
+        return display
+    }
+
+    /// Traffic of all chips of a board so far.
+    public static func traffic(_ display: BoardDisplay<EmulatedHT16K33>) async -> Traffic {
+        await display.inspect { chips in
+            chips.reduce(into: Traffic()) { total, chip in
+                total.transactions += chip.traffic.transactions
+                total.bytes += chip.traffic.bytes
+                total.ramBytes += chip.traffic.ramBytes
+                total.failedTransactions += chip.traffic.failedTransactions
+            }
+        }
+    }
+}
+
+/// An emulated chip refused the start-up sequence: a bug, reported rather than measured.
+public struct BenchBoardError: Error, CustomStringConvertible {
+    public let event: DisplayEvent
+    public var description: String { "bench board failed to start: \(event)" }
+}

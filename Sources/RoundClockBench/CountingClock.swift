@@ -1,0 +1,29 @@
+import Synchronization
+
+/// Wraps a clock and counts every `sleep` that returned (each is one wake-up of the
+/// sleeping loop), and how far past its deadline each returned (timer wake-up latency,
+/// without the work that follows). The render loop is generic over its clock, so wrapping
+/// `ContinuousClock` observes its wake-ups without touching its code.
+public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Sendable, Base.Duration == Duration, Base.Instant: Sendable {
+    public typealias Instant = Base.Instant
+    public let base: Base
+    private let state = Mutex((wakeUps: 0, overshoot: [Duration]()))
+
+    public init(_ base: Base) { self.base = base }
+
+    public var now: Instant { base.now }
+    public var minimumResolution: Duration { base.minimumResolution }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        defer {
+            let late = deadline.duration(to: base.now)
+            state.withLock { $0.wakeUps += 1; $0.overshoot.append(late) }
+        }
+        try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+
+    /// Sleeps that returned, including those cut short by cancellation (a button press).
+    public var wakeUps: Int { state.withLock { $0.wakeUps } }
+    /// How late each sleep returned relative to its deadline (negative when cut short).
+    public var overshoot: [Duration] { state.withLock { $0.overshoot } }
+}

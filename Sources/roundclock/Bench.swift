@@ -1,0 +1,106 @@
+import ArgumentParser
+import RoundClockBench
+import RoundClockCore
+
+/// `roundclock bench ...`: timing and cost benchmarks (see BENCHMARKS.md). They print
+/// medians, percentiles and ratios measured in one run and never fail on noise.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
+        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Timers.self, Smoke.self])
+
+    struct Lateness: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lateness of every display change: our loop, a 60 Hz refresh loop, a 1 s tick counter, same run.")
+        @Option(help: "Seconds of real time.") var duration: Double = 60
+        @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
+        @Flag(help: "Try SCHED_FIFO and 1 ns timer slack for the process's threads.") var fifo = false
+        @Flag(help: "Run our loop alone, without the baselines.") var alone = false
+        func validate() throws { try checkRange(duration, "--duration", 1...86_400, unit: " s") }
+        func run() async throws {
+            var bench = try LatenessBench(duration: seconds(duration), load: load, fifo: fifo)
+            bench.baselines = !alone
+            print(try await bench.run())
+        }
+    }
+
+    struct Drift: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A full 12-round boxing session: in virtual time (--virtual), or in real time with the baselines alongside.")
+        @Flag(help: "Virtual time (milliseconds of real time; the CI check).") var virtual = false
+        @Option(help: "Real time only: seconds to run (default: the whole session, 2830.5).") var duration: Double?
+        @Flag(help: "Real time only: busy threads on every CPU.") var load = false
+        func validate() throws { if let duration { try checkRange(duration, "--duration", 1...86_400, unit: " s") } }
+        func run() async throws {
+            if virtual {
+                print(try await VirtualDrift().run())
+                return
+            }
+            let program = Presets.boxing
+            let length = duration.map(seconds) ?? (program.total ?? .zero) + .milliseconds(500)
+            let bench = LatenessBench(program: program, duration: length, load: load,
+                                      stallTick: Int(length.components.seconds / 3))
+            print(try await bench.run())
+        }
+    }
+
+    struct Cost: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wake-ups, CPU per hour, RSS and I2C traffic of our loop: running, ready and clock mode.")
+        @Option(help: "Seconds of real time per state.") var duration: Double = 20
+        func validate() throws { try checkRange(duration, "--duration", 0.1...86_400, unit: " s") }
+        func run() async throws {
+            print(try await CostBench(duration: seconds(duration)).run())
+        }
+    }
+
+    struct Buttons: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Button event instant -> display commit latency.")
+        @Option(help: "Number of presses.") var presses = 200
+        @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
+        func validate() throws { try checkRange(Double(presses), "--presses", 1...100_000) }
+        func run() async throws {
+            print(try await ButtonBench(presses: presses, load: load).run())
+        }
+    }
+
+    struct Timers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Wake-up overshoot of the kernel timer and of Swift's sleeps, to explain the lateness.")
+        @Option(help: "Sleeps per variant.") var count = 200
+        @Option(help: "Milliseconds between deadlines (1000: as idle as the render loop between seconds).") var period = 20.0
+        func validate() throws {
+            try checkRange(Double(count), "--count", 1...100_000)
+            try checkRange(period, "--period", 1...60_000, unit: " ms")
+        }
+        func run() async throws {
+            print(await TimerProbe(count: count, period: seconds(period / 1000)).run())
+        }
+    }
+
+    struct Smoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Runs every benchmark briefly (a few seconds) so CI keeps them building and running; exits 0 if they ran.")
+        func run() async throws {
+            print(try await LatenessBench(duration: .seconds(2)).run())
+            print(try await VirtualDrift().run())
+            print(try await CostBench(duration: .milliseconds(600)).run())
+            print(try await ButtonBench(presses: 10).run())
+            print(await TimerProbe(count: 10).run())
+            print("bench smoke: all benchmarks ran")
+        }
+    }
+}
+
+/// Rejects NaN, infinities and values outside `range` with a message naming the option.
+private func checkRange(_ value: Double, _ option: String, _ range: ClosedRange<Double>, unit: String = "") throws {
+    guard value.isFinite, range.contains(value) else {
+        throw ValidationError("\(option) must be between \(number(range.lowerBound))\(unit) and \(number(range.upperBound))\(unit), got \(number(value))")
+    }
+}
+
+private func number(_ value: Double) -> String {
+    value.magnitude < 1e15 && value == value.rounded() ? String(Int64(value)) : String(value)
+}
+
+private func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }

@@ -1,0 +1,46 @@
+import Testing
+
+/// `roundclock bench`: the virtual-time drift check is exact and asserted; the real-time
+/// benchmarks are run for their output shape (never timed: numbers are noise-dependent).
+@Suite struct BenchCLITests {
+    @Test func virtualDriftOfABoxingSessionIsZero() throws {
+        let run = try CLIRun.run(["bench", "drift", "--virtual"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("2830 of 2830 changes committed"))
+        #expect(run.stdout.contains("lateness first 0 µs, last 0 µs, worst 0 µs: no drift"))
+    }
+
+    @Test func latenessPrintsOursAndBothBaselinesWithRatios() throws {
+        let run = try CLIRun.run(["bench", "lateness", "--duration", "3"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        let ours = try #require(rows.first { $0.hasPrefix("ours (RenderLoop)") })
+        #expect(ours.contains("true value"), "our loop shows the true value at the end: \(ours)")
+        #expect(rows.contains { $0.hasPrefix("A: 60 Hz refresh") })
+        #expect(rows.contains { $0.hasPrefix("B: 1 s tick counter") })
+        #expect(rows.contains { $0.hasPrefix("ratio A: 60 Hz refresh / ours (RenderLoop): p50 ") })
+        // Three changes in 3 s; our loop wakes about once per change, the 60 Hz loop ~60 times a second.
+        let fields = ours.split(separator: " ", omittingEmptySubsequences: true)
+        let changes = try #require(fields.first { Int($0) != nil }.flatMap { Int($0) })
+        #expect(changes >= 2 && changes <= 3, "changes measured: \(ours)")
+    }
+
+    @Test func buttonLatencyReportsEveryPress() throws {
+        let run = try CLIRun.run(["bench", "buttons", "--presses", "12"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("buttons: 12 presses, event instant -> display commit: p50 "))
+    }
+
+    @Test(arguments: [
+        (["lateness", "--duration", "nan"], "--duration must be between 1 s and 86400 s, got nan"),
+        (["cost", "--duration", "0"], "--duration must be between 0.1 s and 86400 s, got 0"),
+        (["drift", "--duration", "inf"], "--duration must be between 1 s and 86400 s, got inf"),
+        (["buttons", "--presses", "0"], "--presses must be between 1 and 100000, got 0"),
+        (["timers", "--period", "0"], "--period must be between 1 ms and 60000 ms, got 0"),
+    ])
+    func badArgumentsAreRejectedByName(arguments: [String], message: String) throws {
+        let run = try CLIRun.run(["bench"] + arguments)
+        #expect(run.status == 64, "usage error, not a crash: \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+}
