@@ -124,6 +124,16 @@ public enum GPIOInfo {
 /// CLOCK_MONOTONIC now: the clock of GPIO event timestamps.
 public func monotonicNanoseconds() -> UInt64 { rc_monotonic_ns() }
 
+/// A GPIO event timestamp (CLOCK_MONOTONIC nanoseconds, from the kernel) placed on a
+/// `ContinuousClock`: now minus the event's age. An age over 10 s, or a timestamp from
+/// the future (not CLOCK_MONOTONIC), is not trusted: the event is placed at now.
+public func continuousInstant(ofMonotonicNanoseconds timestamp: UInt64, on clock: ContinuousClock,
+                              monotonicNow: UInt64 = monotonicNanoseconds()) -> ContinuousClock.Instant {
+    let now = clock.now
+    guard timestamp <= monotonicNow, monotonicNow - timestamp < 10_000_000_000 else { return now }
+    return now.advanced(by: .nanoseconds(-Int64(monotonicNow - timestamp)))
+}
+
 /// A NUL-terminated C buffer as a String.
 func cString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,24 +1,35 @@
+import LinuxHardware
 import RoundClockCore
 import RoundClockService
+import Synchronization
 
 /// `roundclock bench buttons`: button latency of our loop, in real time on an emulated
-/// board. Presses are posted into the loop's `ButtonInbox` from another task, stamped
-/// with the clock read just before posting (as the GPIO reader will stamp them with the
-/// kernel's event timestamp mapped onto the monotonic clock). Latency = event instant ->
-/// the display commit that shows the press's effect. STOP (pause: the time blinks) and
-/// START (resume) alternate on a running countdown, each followed by its release, at
-/// random gaps so presses land at every phase of the second; while paused the loop has
-/// nothing scheduled and sleeps without deadline.
+/// board: from the event's instant to the display commit that shows the press's effect.
+/// STOP (pause: the time blinks) and START (resume) alternate on a running countdown,
+/// each followed by its release, at random gaps so presses land at every phase of the
+/// second; while paused the loop has nothing scheduled and sleeps without deadline.
 ///
-/// What this leaves out on real hardware: the kernel -> reader-thread delay before the post.
+/// Two sources of presses:
+/// - default: posted into the loop's `ButtonInbox` from another task, stamped with the
+///   clock read just before posting. Leaves out the kernel -> reader-thread delay.
+/// - `gpioSim`: real edges on gpio-sim lines, read by the real `ButtonReader` (libgpiod,
+///   poll, debouncer); the event instant is the kernel's edge timestamp, as in `run`.
+///   Needs the gpio-sim module (the kernel-VM tests run it).
 public struct ButtonBench: Sendable {
     public var presses: Int
     public var gap: ClosedRange<Int> = 20...80
     /// Busy threads on every CPU meanwhile.
     public var load = false
-    public init(presses: Int, load: Bool = false) {
+    public var gpioSim: GPIOSimButtons?
+    /// How long a press may take to show before the run is abandoned as broken.
+    public var timeout: Duration = .seconds(5)
+
+    public init(presses: Int, load: Bool = false, gpioSim: GPIOSimButtons? = nil) {
         self.presses = presses
         self.load = load
+        self.gpioSim = gpioSim
+        // Real lines: gaps longer than the reader's 30 ms debounce lockout.
+        if gpioSim != nil { gap = 60...140 }
     }
 
     public func run() async throws -> ButtonReport {
@@ -27,54 +38,96 @@ public struct ButtonBench: Sendable {
         let board = try await BenchBoard.make()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
-        let (stream, continuation) = AsyncStream<Commit>.makeStream()
-        let observer = StreamObserver(continuation: continuation)
+        let log = CommitLog()
         let anchor = clock.now
         var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(3600)))
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: board, observer: observer,
+        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: board, observer: log,
                               wallTime: { _ in wall }, stop: .never)
+        let edges = EdgeLog()
+        let reader = try gpioSim.map { sim throws(SystemError) -> ButtonReader in
+            for button in [Button.start, .stop] { try sim.set(button, pressed: false) }
+            let reader = try sim.reader(clock: clock, inbox: inbox, edges: edges)
+            try reader.start()
+            return reader
+        }
+        defer { reader?.stop() }
         let task = Task { await loop.run(controller) }
-        var commits = stream.makeAsyncIterator()
-        _ = await commits.next() // the initial face
-        var latencies: [Double] = []
+        defer { task.cancel() }
+        _ = try await commit(in: log, after: 0, clock: clock, what: "the initial face") { _ in true }
+
+        var latencies: [Double] = [], readerDelays: [Double] = []
         var random = SystemRandomNumberGenerator()
         for i in 0..<presses {
             try await Task.sleep(for: .milliseconds(Int.random(in: gap, using: &random)))
             let pausing = i % 2 == 0
-            let at = clock.now
-            inbox.post(ButtonEvent(pausing ? .stop : .start, .press, at: at))
-            while let commit = await commits.next() {
-                if commit.face.time.blinking == pausing {
-                    latencies.append(micros(commit.at - anchor.duration(to: at)))
-                    break
-                }
+            let button: Button = pausing ? .stop : .start
+            let seen = log.all.count
+            var at = clock.now
+            if let gpioSim { try gpioSim.set(button, pressed: true) } else { inbox.post(ButtonEvent(button, .press, at: at)) }
+            let shown = try await commit(in: log, after: seen, clock: clock, what: "\(button) press \(i + 1)") {
+                $0.face.time.blinking == pausing
             }
-            inbox.post(ButtonEvent(pausing ? .stop : .start, .release, at: clock.now))
+            if gpioSim != nil {
+                guard let edge = edges.lastPress(of: button) else {
+                    throw BenchFailure("\(button) press \(i + 1) showed on the display but the reader recorded no edge")
+                }
+                at = edge.at
+                readerDelays.append(micros(edge.at.duration(to: edge.postedAt)))
+                try await Task.sleep(for: .milliseconds(40)) // held, then released after the lockout
+                try gpioSim?.set(button, pressed: false)
+            } else {
+                inbox.post(ButtonEvent(button, .release, at: clock.now))
+            }
+            latencies.append(micros(shown.at - anchor.duration(to: at)))
         }
-        task.cancel()
-        _ = await task.value
-        continuation.finish()
-        return ButtonReport(latency: LatencySummary(latencies), load: load)
+        if let failures = reader?.failures.withLock({ $0 }), let first = failures.first {
+            throw BenchFailure("button reader: \(first)")
+        }
+        return ButtonReport(latency: LatencySummary(latencies), load: load,
+                            source: gpioSim.map { "gpio-sim \($0.chip) lines \($0.stopOffset) (STOP), \($0.startOffset) (START), kernel edge timestamps" },
+                            readerDelay: LatencySummary(readerDelays))
+    }
+
+    /// The first commit after index `seen` that satisfies `matches`, polling the log (the
+    /// commit instant is recorded by the loop itself, so polling adds nothing to it).
+    private func commit(in log: CommitLog, after seen: Int, clock: ContinuousClock, what: String,
+                        matches: (Commit) -> Bool) async throws -> Commit {
+        let deadline = clock.now.advanced(by: timeout)
+        var checked = seen
+        while clock.now < deadline {
+            let all = log.all
+            if let hit = all[checked...].first(where: matches) { return hit }
+            checked = all.count
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw BenchFailure("\(what): nothing shown within \(timeout)")
     }
 }
 
-/// Passes every commit on to an `AsyncStream`.
-final class StreamObserver: LoopObserver {
-    let continuation: AsyncStream<Commit>.Continuation
-    init(continuation: AsyncStream<Commit>.Continuation) { self.continuation = continuation }
-    func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
-        continuation.yield(Commit(at: t, face: face))
-    }
-    func occurred(_ occurrence: LoopOccurrence, at t: Duration) {}
+/// A benchmark that could not measure (no edge arrived, a display never changed).
+public struct BenchFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 public struct ButtonReport: Sendable, CustomStringConvertible {
     public var latency: LatencySummary?
     public var load = false
+    /// nil: presses posted into the inbox; else where real edges came from.
+    public var source: String?
+    /// Kernel edge timestamp -> the reader thread posted the event (gpio-sim only).
+    public var readerDelay: LatencySummary?
+
     public var description: String {
         guard let l = latency else { return "buttons: no presses" }
-        return "buttons\(load ? " (load: busy thread per CPU)" : ""): \(l.count) presses, event instant -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs"
+        var text = "buttons\(load ? " (load: busy thread per CPU)" : ""): \(l.count) presses"
+            + (source.map { " on \($0)" } ?? " posted into the inbox")
+            + ", event instant -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs"
+        if let r = readerDelay {
+            text += "\nof which kernel edge timestamp -> posted by the reader thread: p50 \(fixed(r.p50, 0)) µs, p99 \(fixed(r.p99, 0)) µs, max \(fixed(r.max, 0)) µs"
+        }
+        return text
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxHardware
 import RoundClockBench
 import RoundClockCore
 
@@ -58,9 +59,26 @@ struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Button event instant -> display commit latency.")
         @Option(help: "Number of presses.") var presses = 200
         @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
-        func validate() throws { try checkRange(Double(presses), "--presses", 1...100_000) }
+        @Option(name: .customLong("gpio-sim"), help: ArgumentHelp(
+            "Real edges: the sysfs directory of a gpio-sim chip (/sys/devices/platform/gpio-sim.0/gpiochipN); presses are made there and read by the button reader with kernel timestamps.",
+            valueName: "DIR")) var gpioSim: String?
+        @Option(help: "gpio-sim line offset of START.") var startLine: UInt32 = 17
+        @Option(help: "gpio-sim line offset of STOP.") var stopLine: UInt32 = 27
+        func validate() throws {
+            try checkRange(Double(presses), "--presses", 1...100_000)
+            if gpioSim != nil, startLine == stopLine { throw ValidationError("--start-line and --stop-line must differ") }
+        }
         func run() async throws {
-            print(try await ButtonBench(presses: presses, load: load).run())
+            let sim = gpioSim.map { GPIOSimButtons(sysfs: $0, startOffset: startLine, stopOffset: stopLine) }
+            do {
+                print(try await ButtonBench(presses: presses, load: load, gpioSim: sim).run())
+            } catch let error as SystemError {
+                printError("bench buttons: \(error)")
+                throw ExitCode(69) // EX_UNAVAILABLE: no such chip or line
+            } catch let error as BenchFailure {
+                printError("bench buttons: \(error)")
+                throw ExitCode(70) // EX_SOFTWARE
+            }
         }
     }
 

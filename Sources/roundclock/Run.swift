@@ -128,9 +128,7 @@ struct Run: AsyncParsableCommand {
                                           bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
                                           lockout: config.buttons.debounce) { button, pressed, timestamp in
                     // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
-                    let age = monotonicNanoseconds() &- timestamp
-                    let now = clock.now
-                    let at = age < 10_000_000_000 ? now.advanced(by: .nanoseconds(-Int64(age))) : now
+                    let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
                     inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
                 }
             }
@@ -189,6 +187,7 @@ struct Run: AsyncParsableCommand {
             heartbeat: heartbeat,
             sessionChanged: saveOnChange)
         let onShutdown = setup.config.onShutdown
+        let panels: any FaceDisplay = display // existential: the closure captures no generic metatype
         let render = RenderService<ContinuousClock>(loop: loop, controller: controller) { final in
             try? notifier.stopping(status: "stopping")
             _ = saver?.save(final.session, at: clock.now)
@@ -198,7 +197,7 @@ struct Run: AsyncParsableCommand {
                 blank.time = PanelText("    ")
                 blank.round = PanelText("    ")
                 blank.phase = PanelText("    ")
-                _ = await display.show(blank)
+                _ = await panels.show(blank)
             }
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

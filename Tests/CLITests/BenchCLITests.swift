@@ -28,7 +28,13 @@ import Testing
     @Test func buttonLatencyReportsEveryPress() throws {
         let run = try CLIRun.run(["bench", "buttons", "--presses", "12"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("buttons: 12 presses, event instant -> display commit: p50 "))
+        #expect(run.stdout.contains("buttons: 12 presses posted into the inbox, event instant -> display commit: p50 "))
+    }
+
+    @Test func aMissingGPIOSimChipIsNamedAndExits69() throws {
+        let run = try CLIRun.run(["bench", "buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("/sys/devices/platform/gpio-sim.9/gpiochip99/sim_gpio17/pull: open failed"), "\(run.stderr)")
     }
 
     @Test(arguments: [
@@ -37,6 +43,7 @@ import Testing
         (["drift", "--duration", "inf"], "--duration must be between 1 s and 86400 s, got inf"),
         (["buttons", "--presses", "0"], "--presses must be between 1 and 100000, got 0"),
         (["timers", "--period", "0"], "--period must be between 1 ms and 60000 ms, got 0"),
+        (["buttons", "--gpio-sim", "/tmp", "--start-line", "5", "--stop-line", "5"], "--start-line and --stop-line must differ"),
     ])
     func badArgumentsAreRejectedByName(arguments: [String], message: String) throws {
         let run = try CLIRun.run(["bench"] + arguments)

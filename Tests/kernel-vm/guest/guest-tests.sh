@@ -359,6 +359,28 @@ elif [ $HAVE_BIN = 1 ]; then
   skip c1 "roundclock has no 'run' subcommand yet ('roundclock help run' shows no USAGE for it): scripted session skipped"
 fi
 
+# ---------------------------------------------------------------------------------------
+# d. button latency on real kernel edges: gpio-sim line -> libgpiod edge event with its
+#    kernel timestamp -> ButtonReader thread -> render loop -> display commit
+# ---------------------------------------------------------------------------------------
+if [ $HAVE_BIN = 1 ] && "$BINARY" bench buttons --help 2>/dev/null | grep -q -- "--gpio-sim"; then
+  if [ $GPIOSIM_OK = 0 ]; then
+    fail d1 "bench buttons --gpio-sim not run: no gpio-sim chip (see a2)"
+  else
+    for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
+    log "roundclock bench buttons --presses 40 --gpio-sim $SYS"
+    timeout 180 "$BINARY" bench buttons --presses 40 --gpio-sim "$SYS" --start-line 17 --stop-line 27 \
+      > "$ART/bench-buttons-gpio-sim.txt" 2>&1
+    rc=$?
+    indent < "$ART/bench-buttons-gpio-sim.txt"
+    summary=$(grep -m1 "^buttons: 40 presses on gpio-sim $CHIP lines 27 (STOP), 17 (START), kernel edge timestamps, event instant -> display commit: p50 " "$ART/bench-buttons-gpio-sim.txt")
+    [ $rc -eq 0 ] && [ -n "$summary" ] && grep -q "kernel edge timestamp -> posted by the reader thread: p50" "$ART/bench-buttons-gpio-sim.txt"
+    ok_if $? d1 "bench buttons on real edges: 40 gpio-sim presses, each read with its kernel timestamp and shown (exit $rc; ${summary#*display commit: })"
+  fi
+elif [ $HAVE_BIN = 1 ]; then
+  skip d1 "roundclock bench buttons has no --gpio-sim yet"
+fi
+
 if [ $FAILS -gt 0 ]; then
   echo "guest: kernel log (last 25 lines):"
   dmesg | tail -25 | indent

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LinuxHardware
+import RoundClockCore
+import RoundClockService
+import Synchronization
+
+/// Real button edges for `bench buttons --gpio-sim`: the kernel's gpio-sim module drives
+/// the START and STOP lines (writing `pull-down` / `pull-up` to a line's sysfs `pull`
+/// attribute, Documentation/admin-guide/gpio/gpio-sim.rst), and the real `ButtonReader`
+/// reads them through libgpiod with the kernel's edge timestamps, exactly as `run` does.
+/// The buttons are active-low with pull-up, as on the Pi boards: pull-down is a press.
+public struct GPIOSimButtons: Sendable {
+    /// The gpio-sim chip's sysfs directory, e.g. /sys/devices/platform/gpio-sim.0/gpiochip1.
+    public var sysfs: String
+    public var startOffset: UInt32
+    public var stopOffset: UInt32
+
+    public init(sysfs: String, startOffset: UInt32 = 17, stopOffset: UInt32 = 27) {
+        self.sysfs = sysfs.hasSuffix("/") ? String(sysfs.dropLast()) : sysfs
+        self.startOffset = startOffset
+        self.stopOffset = stopOffset
+    }
+
+    /// The chip's /dev node: the sysfs directory's last component (gpiochipN).
+    var chip: String { String(sysfs.split(separator: "/").last ?? "") }
+
+    func offset(_ button: Button) -> UInt32 { button == .stop ? stopOffset : startOffset }
+
+    /// Presses (pull-down) or releases (pull-up) a simulated button.
+    func set(_ button: Button, pressed: Bool) throws(SystemError) {
+        try writeAttribute("\(sysfs)/sim_gpio\(offset(button))/pull", pressed ? "pull-down" : "pull-up")
+    }
+
+    /// The reader of `run`, on the two lines; each delivered edge is recorded, then posted.
+    func reader(clock: ContinuousClock, inbox: ButtonInbox<ContinuousClock.Instant>,
+                edges: EdgeLog) throws(SystemError) -> ButtonReader {
+        let buttons: [Button: String] = [.start: "\(chip):\(startOffset)", .stop: "\(chip):\(stopOffset)"]
+        return try ButtonReader(buttons: buttons, activeLow: true, bias: .pullUp) { button, pressed, timestamp in
+            let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
+            edges.record(KernelEdge(button: button, pressed: pressed, at: at, postedAt: clock.now))
+            inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
+        }
+    }
+}
+
+/// One edge as the reader delivered it: the kernel's timestamp on the loop's clock, and
+/// when the reader thread posted it into the inbox.
+struct KernelEdge: Sendable {
+    var button: Button
+    var pressed: Bool
+    var at: ContinuousClock.Instant
+    var postedAt: ContinuousClock.Instant
+}
+
+/// The edges the reader delivered, shared between its thread and the benchmark.
+final class EdgeLog: Sendable {
+    private let edges = Mutex([KernelEdge]())
+    func record(_ edge: KernelEdge) { edges.withLock { $0.append(edge) } }
+    /// The latest press of `button`.
+    func lastPress(of button: Button) -> KernelEdge? { edges.withLock { $0.last { $0.button == button && $0.pressed } } }
+}
+
+/// Writes `value` to a sysfs attribute; errors name the path and errno.
+func writeAttribute(_ path: String, _ value: String) throws(SystemError) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SystemError(device: path, operation: "open", errno: errno) }
+    defer { close(fd) }
+    let bytes = Array(value.utf8)
+    var written = -1
+    repeat { written = write(fd, bytes, bytes.count) } while written < 0 && errno == EINTR
+    guard written == bytes.count else { throw SystemError(device: path, operation: "write \"\(value)\"", errno: written < 0 ? errno : EIO) }
+}
