@@ -62,7 +62,7 @@ extension Config {
 
     private static func boardSource(_ value: String, file: String, reader: TOMLReader) throws(ConfigError) -> BoardSource {
         let trimmed = value.trimmedWhitespace
-        guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\" or the path of a board file, e.g. \"/usr/share/roundclock/boards/simulator.toml\"") }
+        guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\" or the path of a board file, e.g. \"/usr/local/share/roundclock/boards/pi4.toml\"") }
         if trimmed == "simulator" { return .simulator }
         if trimmed.hasPrefix("/") { return .file(trimmed) }
         guard let slash = file.lastIndex(of: "/") else { return .file(trimmed) }

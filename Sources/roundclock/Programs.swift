@@ -21,10 +21,14 @@ struct Programs: ParsableCommand {
 
     func run() throws {
         let programs = specs.isEmpty ? Presets.cycle : specs.compactMap { try? ProgramSpec.parse($0) }
-        let nameWidth = max(12, programs.map(\.name.count).max() ?? 0)
+        let nameWidth = max(14, programs.map(\.name.count).max() ?? 0)
         print(pad("PROGRAM", nameWidth) + "  " + pad("TOTAL", 10) + "  PLAN")
         for program in programs {
             print(pad(program.name, nameWidth) + "  " + pad(program.totalDescription, 10) + "  " + program.plan)
+            // countdown takes a required length, so it has no default to list: a pattern row.
+            if specs.isEmpty, program.name.hasPrefix("fortime") {
+                print(pad("countdown:M:SS", nameWidth) + "  " + pad("M:SS", 10) + "  1 × M:SS work counting down, no prep (e.g. countdown:5:00)")
+            }
         }
         if specs.isEmpty {
             print("""

@@ -20,7 +20,8 @@ struct Run: AsyncParsableCommand {
         abstract: "Run the clock as a service on a board's panels, buttons and buzzer.",
         discussion: """
             Reads --config (default \(Config.defaultPath)); --board and --program override it. \
-            A missing default config means built-in defaults. A bad config exits 78 (EX_CONFIG). \
+            Without a config file, --board FILE or --simulate run on built-in defaults; with neither it exits 64. \
+            A bad config exits 78 (EX_CONFIG). \
             The session is saved on every command and restored on start.
             """)
 

@@ -80,7 +80,12 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(twelve.object["brightness"] as? Int == 15 && twelve.object["blink"] as? String == "off")
         let phase = lines.filter { $0.object["panel"] as? String == "phase" }.compactMap { $0.object["text"] as? String }
         #expect(phase.prefix(4) == ["PREP", "WORK", "REST", "WORK"] && phase.last == "DONE")
-        #expect(run.stdout.contains("bytes and"), "I2C traffic report")
+        // Issue 3's traffic target: at most 6 bytes on the bus per displayed second (a
+        // second change rewrites one RAM byte, not the whole 16-byte RAM).
+        let traffic = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("I2C: start-up ") }, "I2C traffic report")
+        let perSecond = try #require(traffic.firstMatch(of: /= ([0-9.]+) bytes and ([0-9.]+) transactions per displayed second \(2831 time changes\)/))
+        #expect(try #require(Double(perSecond.1)) <= 6, "\(traffic)")
+        #expect(try #require(Double(perSecond.2)) < 1.1, "about one transaction per displayed second: \(traffic)")
         #expect(run.stdout.contains("simulated boxing for 2831.000 s"))
     }
 
@@ -124,7 +129,7 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         let run = try CLIRun.run(["programs"])
         #expect(run.status == 0)
         for (name, total) in [("boxing", "47:10"), ("mma", "29:10"), ("muaythai", "23:10"), ("tabata", "4:00"), ("emom:10", "10:10"),
-                              ("amrap:20", "20:10"), ("fortime:20", "20:10"), ("stopwatch", "open-ended"), ("clock", "-")] {
+                              ("amrap:20", "20:10"), ("fortime:20", "20:10"), ("countdown:M:SS", "M:SS"), ("stopwatch", "open-ended"), ("clock", "-")] {
             #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix(name + " ") && $0.contains(" \(total) ") }, "\(name)")
         }
         let custom = try CLIRun.run(["programs", "10 x 0:45/0:15, prep 0:10, warn 0:05"])
@@ -146,6 +151,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         let run = try CLIRun.run(arguments)
         #expect(run.status == 64, "EX_USAGE")
         #expect(run.stderr.contains(mentions), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run.stderr)")
+        #expect(run.stderr.hasPrefix("roundclock: error: "), "\(run.stderr)")
         #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("backtrace"))
     }
 

@@ -117,6 +117,19 @@ final class FakeSystem: Sendable {
         #expect(dir.entries == ["state.corrupt-20261118T110640Z"])
     }
 
+    @Test func twoSetAsideWithinOneSecondAreBothKept() throws {
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let store = StateStore(directory: dir.path)
+        try dir.write("state", "first junk")
+        _ = try store.setAside(realtime: .seconds(1_795_000_000))
+        try dir.write("state", "second junk")
+        let second = try store.setAside(realtime: .seconds(1_795_000_000) + .milliseconds(400))
+        #expect(second == dir.path + "/state.corrupt-20261118T110640Z-2")
+        #expect(dir.entries.sorted() == ["state.corrupt-20261118T110640Z", "state.corrupt-20261118T110640Z-2"])
+        #expect(try String(contentsOfFile: dir.path + "/state.corrupt-20261118T110640Z", encoding: .utf8) == "first junk")
+    }
+
     @Test func bootIDOfThisSystem() throws {
         let id = try SystemReadings.readBootID()
         #expect(id.count == 36 && id.allSatisfy { $0.isHexDigit || $0 == "-" })

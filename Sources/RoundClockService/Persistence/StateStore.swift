@@ -42,11 +42,15 @@ public struct StateStore: Sendable {
         }
     }
 
-    /// Renames the state file to `state.corrupt-YYYYMMDDTHHMMSSZ` (UTC of `realtime`) and
-    /// returns the new path. An existing file of that name is replaced.
+    /// Renames the state file to `state.corrupt-YYYYMMDDTHHMMSSZ` (UTC of `realtime`), or
+    /// `...Z-2`, `...Z-3`, ... when that name is taken (two set aside within one second:
+    /// neither is lost), and returns the new path.
     @discardableResult
     public func setAside(realtime: Duration) throws(PersistenceError) -> String {
-        let target = "\(path).corrupt-\(Self.timestamp(realtime))"
+        let base = "\(path).corrupt-\(Self.timestamp(realtime))"
+        guard let target = (1...1000).lazy.map({ $0 == 1 ? base : "\(base)-\($0)" }).first(where: { access($0, F_OK) != 0 }) else {
+            throw PersistenceError(operation: "rename", path: "\(path) → \(base)-1000", errno: EEXIST)
+        }
         guard rename(path, target) == 0 else { throw PersistenceError(operation: "rename", path: "\(path) → \(target)", errno: errno) }
         try FileIO.syncDirectory(directory)
         return target
