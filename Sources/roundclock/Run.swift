@@ -175,7 +175,7 @@ struct Run: AsyncParsableCommand {
         if let buzzer = hardware?.buzzer {
             members.append(BuzzerObserver(play: { signal in Task { await buzzer.play(signal) } }))
         }
-        if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true)) }
+        if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true, animateBlink: true)) }
         let heartbeat = LoopHeartbeat<ContinuousClock.Instant>()
         let stop: StopCondition<ContinuousClock.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
         var saveOnChange: (@Sendable (Session<ContinuousClock.Instant>, ContinuousClock.Instant) -> Void)?

@@ -26,7 +26,7 @@ struct SimulationPlan {
         let start = clock.now
         let recorder = try framesPath.map { path throws(FileError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
-        let terminal = TerminalPanel(drawing: drawOnTerminal)
+        let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any LoopObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
         let wallAtStart = startWall ?? SystemWallClock.now()
