@@ -93,6 +93,54 @@ import Testing
         }
     }
 
+    @Test func underRandomCommandsTheDisplayNeverExceedsThePhaseNorRunsBackwardsAndFinishesExactly() async {
+        await propertyCheck(count: 200, input: Gen.int(in: 1...5), Gen.int(in: 1...60_000), Gen.int(in: 0...20_000),
+                            Gen.int(in: 0...12_000), Gen.int(in: 0...4).array(of: 1...12), Gen.int(in: 1...30_000).array(of: 12)) {
+            rounds, workMs, restMs, prepMs, kinds, gaps in
+            let p = Self.program(rounds: rounds, workMs: workMs, restMs: restMs, prepMs: prepMs, up: workMs % 2 == 0)
+            var session = Session<T>(program: p)
+            var now = T.s(0)
+            _ = session.start(at: now)
+            for (i, kind) in kinds.enumerated() {
+                // Between two commands: sample the display at increasing instants.
+                let next = now.advanced(by: .milliseconds(gaps[i]))
+                var previous: Snapshot?
+                for k in 0..<6 {
+                    let at = now.advanced(by: .milliseconds(gaps[i] * k / 6))
+                    guard let snap = session.snapshot(at: at) else { continue }
+                    let face = FaceBuilder.face(program: p, snapshot: snap).face
+                    if snap.state != .finished {
+                        #expect(Self.shownSeconds(face.time.text) <= snap.phase.length!.ceilSeconds, "never more than the phase length")
+                    }
+                    if let previous {
+                        switch snap.state {
+                        case .running:
+                            #expect((snap.phaseIndex, snap.elapsed) > (previous.phaseIndex, previous.elapsed), "running never goes backwards")
+                        case .paused, .ready:
+                            #expect(snap == previous, "stopped: the picture stands still")
+                        case .finished:
+                            #expect(snap.elapsed == p.total!, "finished shows the end")
+                        }
+                    }
+                    previous = snap
+                }
+                now = next
+                switch kind {
+                case 0: _ = session.start(at: now)
+                case 1: _ = session.pause(at: now)
+                case 2: _ = session.resume(at: now)
+                case 3: _ = session.reset()
+                default: _ = session.skipPhase(at: now)
+                }
+            }
+            // Whatever happened, a running session finishes at the exact computed instant.
+            if session.state(at: now) == .running, let finish = session.instant(atElapsed: p.total!) {
+                #expect(session.state(at: finish) == .finished)
+                #expect(session.state(at: finish.advanced(by: .nanoseconds(-1))) == .running)
+            }
+        }
+    }
+
     @Test func nextChangeIsTheFirstChangeForAnyInstant() async {
         await propertyCheck(count: 300, input: Gen.int(in: 1...400_000), Gen.int(in: 0...600_000)) { workMs, probeMs in
             let p = Self.program(rounds: 2, workMs: workMs, restMs: 3_000, prepMs: 0, up: probeMs % 2 == 0)
