@@ -22,6 +22,9 @@ public struct Config: Sendable, Hashable {
     public var idleClockAfter: Duration?
     /// `[display] on_shutdown`.
     public var onShutdown: ShutdownPicture
+    /// `[display] cadence`: `seconds` (the gym display), `live` (hundredths below one
+    /// minute) or `minutes` (seconds hidden).
+    public var cadence: Cadence = .seconds
     /// `[resume] after_reboot`.
     public var resumeAfterReboot: Bool
 

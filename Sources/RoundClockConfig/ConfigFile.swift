@@ -50,6 +50,9 @@ extension Config {
                let picture = ShutdownPicture(rawValue: choice) {
                 config.onShutdown = picture
             }
+            if let choice = try table.choice("cadence", Cadence.allCases.map(\.rawValue)), let cadence = Cadence(rawValue: choice) {
+                config.cadence = cadence
+            }
             try table.finish()
         }
         if var table = try root.table("resume") {

@@ -159,7 +159,7 @@ struct Run: AsyncParsableCommand {
         }
         var controller = Controller<ContinuousClock.Instant>(
             program: setup.program, catalog: setup.config.catalog, hasModeButton: setup.board.hasModeButton,
-            longPress: setup.config.buttons.longPress, brightness: setup.config.brightness,
+            longPress: setup.config.buttons.longPress, cadence: setup.config.cadence, brightness: setup.config.brightness,
             idleClockAfter: setup.config.idleClockAfter)
         if let saver {
             let restored = saver.restore(now: start, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,

@@ -27,6 +27,9 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Do not draw the panels on the terminal.")
     var noTty = false
 
+    @Option(help: "Time resolution on the panel: seconds (default), live (hundredths below one minute) or minutes (seconds hidden).")
+    var cadence: Cadence = .seconds
+
     @Flag(help: "Start in the ready state, waiting for a START press.")
     var ready = false
 
@@ -56,7 +59,7 @@ struct Simulate: AsyncParsableCommand {
         do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: session.frames,
-                              drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1)
+                              drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1, cadence: cadence)
     }
 
     func run() async throws {
@@ -74,3 +77,6 @@ struct Simulate: AsyncParsableCommand {
     }
 }
 
+
+/// `--cadence live|seconds|minutes`.
+extension Cadence: ExpressibleByArgument {}

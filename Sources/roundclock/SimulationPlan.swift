@@ -14,6 +14,7 @@ struct SimulationPlan {
     var virtual: Bool
     var framesPath: String?
     var drawOnTerminal: Bool
+    var cadence: Cadence = .seconds
 
     func run<C: Clock & Sendable>(clock: C, decimals: Int) async throws -> SimulationSummary
     where C.Duration == Duration, C.Instant: Sendable {
@@ -34,7 +35,7 @@ struct SimulationPlan {
         let wallTime: @Sendable (C.Instant) -> WallTime = { instant in
             followsClock ? wallAtStart.advanced(by: start.duration(to: instant)) : SystemWallClock.now()
         }
-        var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton)
+        var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton, cadence: cadence)
         if autostart { _ = controller.perform(.start, at: start) }
         let loop = RenderLoop(
             clock: clock, start: start, display: display, observer: Observers(members: members), wallTime: wallTime,

@@ -89,6 +89,29 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(run.stdout.contains("simulated boxing for 2831.000 s"))
     }
 
+    @Test(arguments: [
+        // live: hundredths below one minute, the first at 5.01 s ( 1:00 is shown from 5.000).
+        ("live", "countdown:1:05", "7", [(0.0, " 1:05"), (5.0, " 1:00"), (5.01, "59.99"), (6.0, "59.00")]),
+        // minutes: H:MM, the minute rounded up as a countdown shows it.
+        ("minutes", "countdown:2:05", "130", [(0.0, " 0:03"), (5.0, " 0:02"), (65.0, " 0:01"), (125.0, " 0:00")]),
+    ])
+    func cadencePicksTheResolution(cadence: String, program: String, until: String, expected: [(Double, String)]) throws {
+        let frames = temporaryFile("cadence-\(cadence).jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try CLIRun.run(["simulate", "--program", program, "--virtual", "--cadence", cadence, "--until", until, "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
+        let shown = time.compactMap { line -> (Double, String)? in
+            guard let t = line.object["t"] as? Double, let text = line.object["text"] as? String else { return nil }
+            return (t, text)
+        }
+        for (t, text) in expected {
+            #expect(shown.contains { abs($0.0 - t) < 0.0005 && $0.1 == text }, "\(text) at \(t) s")
+        }
+        if cadence == "minutes" { #expect(shown.count == 4, "one change per minute shown") }
+        if cadence == "live" { #expect(shown.count == 6 + 200, "1:05 … 1:00 each second, then each hundredth from 5.01 to 7.00 s") }
+    }
+
     @Test func scriptedButtonsWithALongStop() throws {
         let frames = temporaryFile("tabata.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }

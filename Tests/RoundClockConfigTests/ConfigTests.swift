@@ -52,6 +52,7 @@ import Testing
             clock_after_minutes = 15
             [display]
             on_shutdown = "last"
+            cadence = "live"
             [resume]
             after_reboot = false
             """, file: "/etc/roundclock/config.toml")
@@ -66,6 +67,8 @@ import Testing
         #expect(config.buzzer[.finish] == BuzzerPatterns()[.finish])
         #expect(config.brightness == BrightnessSchedule(day: 12, night: 12, nightFrom: 90, dayFrom: 360))
         #expect(config.idleClockAfter == .seconds(900) && config.onShutdown == .last && !config.resumeAfterReboot)
+        #expect(config.cadence == .live)
+        #expect(try Config.parse("", file: "empty.toml").cadence == .seconds, "the gym display by default")
     }
 
     @Test func absoluteBoardPathAndBareFileName() throws {
