@@ -73,8 +73,8 @@ public struct ButtonSettings: Sendable, Hashable {
     public init() {}
 }
 
-/// What the panels show after the service stopped: `blank` (display off, RAM cleared)
-/// or `last` (the last frame stays lit).
+/// What the panels show after the service stopped: `blank` (every segment off: display
+/// RAM all zero) or `last` (the last frame stays lit).
 public enum ShutdownPicture: String, Sendable, Hashable, CaseIterable {
     case blank, last
 }

@@ -37,6 +37,18 @@ public struct Face: Sendable, Hashable {
     }
 }
 
+extension Face {
+    /// The same face with every panel dark: all segments off (display RAM all zero), no
+    /// blinking, same dimming. The picture `on_shutdown = "blank"` leaves on the panels.
+    public var blanked: Face {
+        var face = self
+        face.time = PanelText("    ")
+        face.round = PanelText("    ")
+        face.phase = PanelText("    ")
+        return face
+    }
+}
+
 /// Builds faces from snapshots and the wall clock, and says how long each stays valid.
 public enum FaceBuilder {
     /// The face for a timed session, and the time until it changes if the session keeps

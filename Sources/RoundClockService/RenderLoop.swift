@@ -92,13 +92,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var fastCommitAt: Duration?
             var fastRetry: Duration?
             if inputs.isEmpty, !retryPending, let next = precomputed, next.at <= now, next.face != shown {
-                let update = await display.show(next.face)
-                let at = start.duration(to: clock.now)
+                let (update, at) = await commit(next.face, status: next.status)
                 fastCommitAt = at
-                if !update.panels.isEmpty {
-                    observer.committed(next.face, panels: update.panels, status: next.status, at: at)
-                }
-                for event in update.events { observer.occurred(.display(event), at: at) }
                 if let wait = update.retryAfter {
                     fastRetry = wait
                     heartbeat?.displayFailed(at: now)
@@ -119,12 +114,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 retryAt = now.advanced(by: wait) // one display attempt per turn
                 retryPending = true
             } else if face != shown || retryPending {
-                let update = await display.show(face)
-                reportAt = start.duration(to: clock.now)
-                if !update.panels.isEmpty {
-                    observer.committed(face, panels: update.panels, status: controller.status(at: now), at: reportAt)
-                }
-                for event in update.events { observer.occurred(.display(event), at: reportAt) }
+                let update: DisplayUpdate
+                (update, reportAt) = await commit(face, status: controller.status(at: now))
                 if let wait = update.retryAfter {
                     retryAt = now.advanced(by: wait)
                     heartbeat?.displayFailed(at: now)
@@ -179,5 +170,20 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             await inbox.wait(until: deadline, on: clock)
         }
         return controller
+    }
+
+    /// Shows `face` and reports what the panels now hold, and any display event, to the
+    /// observer at the time read right after the commit returned (also returned). The loop
+    /// commits every frame this way, and the service the picture it leaves at shutdown, so
+    /// the frames file records that picture too.
+    @discardableResult
+    public func commit(_ face: Face, status: Status) async -> (update: DisplayUpdate, at: Duration) {
+        let update = await display.show(face)
+        let at = start.duration(to: clock.now)
+        if !update.panels.isEmpty {
+            observer.committed(face, panels: update.panels, status: status, at: at)
+        }
+        for event in update.events { observer.occurred(.display(event), at: at) }
+        return (update, at)
     }
 }

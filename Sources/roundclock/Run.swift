@@ -13,8 +13,8 @@ import Glibc
 
 /// `roundclock run`: the clock as a service. Reads the config, restores the saved session,
 /// drives the board's panels, buttons and buzzer (or, with `--simulate`, emulated chips and
-/// scripted buttons) until SIGTERM/SIGINT, then saves the state, leaves the panels showing
-/// the configured picture and silences the buzzer.
+/// scripted buttons, optionally in virtual time) until SIGTERM/SIGINT or `--until`, then
+/// saves the state, leaves the panels showing the configured picture and silences the buzzer.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the clock as a service on a board's panels, buttons and buzzer.",
@@ -22,7 +22,8 @@ struct Run: AsyncParsableCommand {
             Reads --config (default \(Config.defaultPath)); --board and --program override it. \
             Without a config file, --board FILE or --simulate run on built-in defaults; with neither it exits 64. \
             A bad config exits 78 (EX_CONFIG). \
-            The session is saved on every command and restored on start.
+            The session is saved on every command and restored on start. \
+            --simulate --virtual runs the same service in virtual time (needs --until or --events).
             """)
 
     @Option(help: "Configuration file.")
@@ -36,70 +37,36 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Emulated chips instead of /dev/i2c-N; buttons only from --events.")
     var simulate = false
 
+    @Flag(help: "With --simulate: virtual time, jumping straight to each next deadline; needs --until or --events.")
+    var virtual = false
+
+    @Option(help: "With --simulate: the local wall time at the start, HH:MM or HH:MM:SS (clock, idle clock, brightness schedule).")
+    var wallTime: String?
+
     @Option(help: "Where the session state is kept (default: $STATE_DIRECTORY or /var/lib/roundclock; with --simulate: not kept unless given).")
     var stateDir: String?
 
     @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.")
     var brightness: Int?
 
-    /// Everything checked; exits 78 on a bad config, 64 on bad options.
-    struct Setup {
-        var config: Config
-        var board: Board
-        var program: Program
-        var programGiven: Bool
-        var until: Duration?
-        var presses: [ScriptedPress]
-    }
-
-    func setup() throws -> Setup {
-        guard session.events == nil || simulate else { throw ValidationError("--events works only with --simulate; real buttons come from GPIO") }
-        if let brightness, !(0...15).contains(brightness) { throw ValidationError("--brightness \(brightness): allowed are 0 to 15") }
-        let (_, until, presses) = try session.parsed()
-        do {
-            var loaded: Config
-            if let config {
-                loaded = try Config.load(config)
-            } else if access(Config.defaultPath, F_OK) == 0 {
-                loaded = try Config.load(Config.defaultPath)
-            } else {
-                guard simulate || board != nil else {
-                    throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
-                }
-                loaded = Config.defaults()
-            }
-            if let brightness { loaded.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60) }
-            let chosenBoard = try board.map { try BoardFile.load($0) } ?? loaded.loadBoard()
-            let programGiven = CommandLine.arguments.contains { $0 == "--program" || $0.hasPrefix("--program=") }
-            let program: Program
-            if programGiven {
-                guard let p = loaded.resolveProgram(session.program) else {
-                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description) }
-                    throw ValidationError("unknown program \(session.program)")
-                }
-                program = p
-            } else {
-                program = loaded.program
-            }
-            return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven, until: until, presses: presses)
-        } catch let error as ConfigError {
-            printError(error.description)
-            throw ExitCode(ConfigError.exitCode)
-        }
-    }
-
     func run() async throws {
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
-        let setup = try setup()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let setup: Setup
+        do { setup = try self.setup() } catch let error as ValidationError {
+            printError(error.message) // one line, like a bad config
+            throw ExitCode.validationFailure
+        }
         if simulate {
-            let chips = setup.board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(setup.board.i2cBus)", address: $0.address) }
-            let display = BoardDisplay(specs: setup.board.panels, devices: chips, brightness: setup.config.brightness.level(at: SystemWallClock.now()))
-            try await serve(setup, display: display, clock: clock, start: start, hardware: nil, inbox: ButtonInbox(), logger: logger)
+            if virtual {
+                try await serveSimulated(setup, clock: VirtualClock(), logger: logger)
+            } else {
+                try await serveSimulated(setup, clock: ContinuousClock(), logger: logger)
+            }
             return
         }
+        let clock = ContinuousClock()
+        let start = clock.now
         let devices: [LinuxI2CDevice]
         let inbox = ButtonInbox<ContinuousClock.Instant>()
         let hardware: Hardware
@@ -113,36 +80,29 @@ struct Run: AsyncParsableCommand {
         let display = BoardDisplay(specs: setup.board.panels, devices: devices,
                                    brightness: setup.config.brightness.level(at: SystemWallClock.now()),
                                    readBack: session.frames != nil)
-        try await serve(setup, display: display, clock: clock, start: start, hardware: hardware, inbox: inbox, logger: logger)
+        try await serve(setup, display: display, clock: clock, start: start, wallTime: { _ in SystemWallClock.now() },
+                        hardware: hardware, inbox: inbox, logger: logger)
     }
 
-    /// Buttons and buzzer of a real board.
-    struct Hardware: Sendable {
-        let reader: ButtonReader?
-        let buzzer: Buzzer?
-
-        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock) throws {
-            if board.buttons.isEmpty {
-                reader = nil
-            } else {
-                reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
-                                          bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
-                                          lockout: config.buttons.debounce) { button, pressed, timestamp in
-                    // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
-                    let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
-                    inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
-                }
-            }
-            var patterns: [Signal: Buzzer.Pattern] = [:]
-            for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
-            buzzer = try board.buzzer.map { try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns) }
-        }
+    /// The board's panels as emulated chips below the real driver, buttons from `--events`,
+    /// on `clock` (real or virtual time); everything else is `serve`, as on hardware.
+    private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, logger: Logger) async throws
+    where C.Duration == Duration, C.Instant: Sendable {
+        let start = clock.now
+        let wallTime = SimulatedWallTime.source(start: start, startWall: setup.startWall, virtual: virtual)
+        let chips = setup.board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(setup.board.i2cBus)", address: $0.address) }
+        let display = BoardDisplay(specs: setup.board.panels, devices: chips, brightness: setup.config.brightness.level(at: wallTime(start)))
+        try await serve(setup, display: display, clock: clock, start: start, wallTime: wallTime, hardware: nil, inbox: ButtonInbox(), logger: logger)
     }
 
-    private func serve<Device: I2CDevice>(
-        _ setup: Setup, display: BoardDisplay<Device>, clock: ContinuousClock, start: ContinuousClock.Instant,
-        hardware: Hardware?, inbox: ButtonInbox<ContinuousClock.Instant>, logger: Logger
-    ) async throws {
+    /// The service: config → controller (restored session) → render loop → display, with the
+    /// observers (log, sd_notify, frames file, buzzer, terminal), the watchdog and the
+    /// shutdown picture. One wiring for hardware, simulation and virtual time.
+    private func serve<C: Clock & Sendable, Device: I2CDevice>(
+        _ setup: Setup, display: BoardDisplay<Device>, clock: C, start: C.Instant,
+        wallTime: @escaping @Sendable (C.Instant) -> WallTime,
+        hardware: Hardware?, inbox: ButtonInbox<C.Instant>, logger: Logger
+    ) async throws where C.Duration == Duration, C.Instant: Sendable {
         for event in await display.start() { logger.error("\(event)") }
         let notifier = SystemdNotifier.fromEnvironment()
 
@@ -150,14 +110,18 @@ struct Run: AsyncParsableCommand {
         let stateDirectory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory())
         let saver: StateSaver?
         if let stateDirectory {
-            do { saver = StateSaver(store: StateStore(directory: stateDirectory), readings: try SystemReadings.system(), logger: logger) } catch {
+            do {
+                let system = try SystemReadings.system()
+                let readings = virtual ? system.advancing(with: clock, from: start) : system
+                saver = StateSaver(store: StateStore(directory: stateDirectory), readings: readings, logger: logger)
+            } catch {
                 logger.error("state: \(error); the session will not be kept across restarts")
                 saver = nil
             }
         } else {
             saver = nil
         }
-        var controller = Controller<ContinuousClock.Instant>(
+        var controller = Controller<C.Instant>(
             program: setup.program, catalog: setup.config.catalog, hasModeButton: setup.board.hasModeButton,
             longPress: setup.config.buttons.longPress, cadence: setup.config.cadence, brightness: setup.config.brightness,
             idleClockAfter: setup.config.idleClockAfter)
@@ -169,42 +133,39 @@ struct Run: AsyncParsableCommand {
             }
         }
 
-        let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: 6) }
+        let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) }
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer {
             members.append(BuzzerObserver(play: { signal in Task { await buzzer.play(signal) } }))
         }
-        if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true, animateBlink: true)) }
-        let heartbeat = LoopHeartbeat<ContinuousClock.Instant>()
-        let stop: StopCondition<ContinuousClock.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
-        var saveOnChange: (@Sendable (Session<ContinuousClock.Instant>, ContinuousClock.Instant) -> Void)?
+        if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true, animateBlink: !virtual)) }
+        let heartbeat = LoopHeartbeat<C.Instant>()
+        let stop: StopCondition<C.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
+        var saveOnChange: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
         if let saver { saveOnChange = { session, now in _ = saver.save(session, at: now) } }
-        let loop = RenderLoop<ContinuousClock>(
+        let loop = RenderLoop<C>(
             clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: members),
-            wallTime: { _ in SystemWallClock.now() },
-            stop: stop,
+            wallTime: wallTime, stop: stop,
             script: setup.presses.flatMap { $0.edges(from: start) },
             heartbeat: heartbeat,
             sessionChanged: saveOnChange)
         let onShutdown = setup.config.onShutdown
-        let panels: any FaceDisplay = display // existential: the closure captures no generic metatype
-        let render = RenderService<ContinuousClock>(loop: loop, controller: controller) { final in
+        let render = RenderService<C>(loop: loop, controller: controller) { final in
             try? notifier.stopping(status: "stopping")
-            _ = saver?.save(final.session, at: clock.now)
+            let now = clock.now
+            _ = saver?.save(final.session, at: now)
             await hardware?.buzzer?.silence()
             if onShutdown == .blank {
-                var blank = final.face(at: clock.now, wallTime: SystemWallClock.now())
-                blank.time = PanelText("    ")
-                blank.round = PanelText("    ")
-                blank.phase = PanelText("    ")
-                _ = await panels.show(blank)
+                // Through the loop's display and observers: the frames file records it.
+                await loop.commit(final.face(at: now, wallTime: wallTime(now)).blanked, status: final.status(at: now))
             }
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: render, successTerminationBehavior: .gracefullyShutdownGroup)
         ]
-        if let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
+        // Not in virtual time: its clock would let the feeder spin without ever sleeping.
+        if !virtual, let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
             let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
             services.append(.init(service: WatchdogService(feeder: feeder)))
         }
@@ -220,14 +181,5 @@ struct Run: AsyncParsableCommand {
         hardware?.reader?.stop()
         try recorder?.close()
         logger.info("stopped")
-    }
-}
-
-/// Sends buzzer signals to a buzzer without waiting for the pattern to play.
-struct BuzzerObserver: LoopObserver {
-    let play: @Sendable (Signal) -> Void
-    func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {}
-    func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
-        if case .signal(let signal) = occurrence { play(signal) }
     }
 }

@@ -46,15 +46,7 @@ struct Simulate: AsyncParsableCommand {
         if stopAfter == nil, chosen.total == nil {
             throw ValidationError("--until is required for the open-ended program '\(chosen.name)'")
         }
-        var startWall: WallTime?
-        if let wallTime {
-            let parts = wallTime.split(separator: ":").map { Int($0) }
-            guard (2...3).contains(parts.count), let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
-                  let s = parts.count == 3 ? parts[2] : 0, (0..<60).contains(s) else {
-                throw ValidationError("bad --wall-time \"\(wallTime)\": expected HH:MM or HH:MM:SS, e.g. 18:30")
-            }
-            startWall = WallTime(hour: h, minute: m, second: s)
-        }
+        let startWall = try wallTime.map(SimulatedWallTime.parse)
         let chosenBoard: Board
         do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,

@@ -30,11 +30,7 @@ struct SimulationPlan {
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any LoopObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
-        let wallAtStart = startWall ?? SystemWallClock.now()
-        let followsClock = virtual || startWall != nil
-        let wallTime: @Sendable (C.Instant) -> WallTime = { instant in
-            followsClock ? wallAtStart.advanced(by: start.duration(to: instant)) : SystemWallClock.now()
-        }
+        let wallTime = SimulatedWallTime.source(start: start, startWall: startWall, virtual: virtual)
         var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton, cadence: cadence)
         if autostart { _ = controller.perform(.start, at: start) }
         let loop = RenderLoop(

@@ -220,10 +220,11 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(run.status == 0, "\(run.stderr)")
         let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
         // A line only when the chip's content changes: START at 0.5 s leaves " 0:02" as it is.
-        #expect(time.map { $0.object["text"] as? String } == [" 0:02", " 0:01", " 0:00"])
-        #expect(time.map { $0.object["state"] as? String } == ["ready", "running", "finished"])
+        // At --until the service stops and blanks the panels (on_shutdown = "blank", the default).
+        #expect(time.map { $0.object["text"] as? String } == [" 0:02", " 0:01", " 0:00", "    "])
+        #expect(time.map { $0.object["state"] as? String } == ["ready", "running", "finished", "finished"])
         let t = time.compactMap { $0.object["t"] as? Double }
-        #expect(t.count == 3 && t[1] >= 1.5 && t[2] >= 2.5 && t[2] < 2.9, "counts from the press at 0.5 s: \(t)")
+        #expect(t.count == 4 && t[1] >= 1.5 && t[2] >= 2.5 && t[2] < 2.9 && t[3] >= 3, "counts from the press at 0.5 s: \(t)")
         #expect(run.stderr.contains("info: start: running, work\n"), "one log line per event")
         #expect(run.stderr.contains("info: stopped"))
     }

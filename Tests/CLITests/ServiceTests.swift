@@ -34,6 +34,37 @@ import Testing
         #expect(state.contains("program=tabata") && state.contains("state=running"))
     }
 
+    @Test(arguments: ["blank", "last"])
+    func sigtermLeavesTheConfiguredPictureInTheFramesFile(onShutdown: String) throws {
+        let config = temporaryFile("shutdown.toml"), frames = temporaryFile("shutdown.jsonl")
+        defer { for p in [config, frames] { try? FileManager.default.removeItem(atPath: p) } }
+        try "program = \"tabata\"\n[display]\non_shutdown = \"\(onShutdown)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let (process, err) = try start(["run", "--simulate", "--config", config, "--events", "0.1:start", "--frames", frames])
+        // Running (the first frames are out, so the signal handlers are installed), then SIGTERM.
+        let deadline = Date().addingTimeInterval(20)
+        func running() -> Bool { ((try? jsonLines(frames)) ?? []).contains { $0.object["state"] as? String == "running" } }
+        while !running(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 1.2)
+        process.terminate()
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
+        let records = try jsonLines(frames).map(\.object)
+        let last = Dictionary(records.map { ($0["panel"] as? String ?? "", $0) }, uniquingKeysWith: { $1 })
+        #expect(Set(last.keys) == ["time", "round", "phase"])
+        let zeros = String(repeating: "0", count: 32)
+        if onShutdown == "blank" {
+            // The final records: every panel dark, as read back from the chip's RAM.
+            #expect(records.suffix(3).map { $0["panel"] as? String } == ["time", "round", "phase"])
+            #expect(records.suffix(3).allSatisfy { $0["ram"] as? String == zeros && $0["text"] as? String == "    " }, "\(records.suffix(3))")
+        } else {
+            // The running picture stays: the file ends with it, no panel was blanked.
+            #expect(records.allSatisfy { $0["ram"] as? String != zeros }, "\(records.suffix(3))")
+            #expect(records.last?["state"] as? String == "running" && last["phase"]?["text"] as? String == "PREP")
+            #expect(["0:09", "0:08", "0:07", "0:06"].contains((last["time"]?["text"] as? String)?.dropFirst()), "counting: \(last)")
+        }
+    }
+
     @Test func killMinus9MidRoundThenRestartShowsTheRightSecond() throws {
         let dir = temporaryFile("state9")
         let first = temporaryFile("k1.jsonl"), second = temporaryFile("k2.jsonl")

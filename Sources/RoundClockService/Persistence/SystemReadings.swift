@@ -37,6 +37,17 @@ public struct SystemReadings: Sendable {
         return id
     }
 
+    /// These readings with CLOCK_BOOTTIME and CLOCK_REALTIME moving with `clock` instead
+    /// of the system (a run in virtual time): each is read once now, at `start`, then
+    /// advanced by the time `clock` has moved since. Saved anchors then stay consistent
+    /// with the session's instants. Boot id and clock synchronization stay as they are.
+    public func advancing<C: Clock & Sendable>(with clock: C, from start: C.Instant) -> SystemReadings
+    where C.Duration == Duration, C.Instant: Sendable {
+        let boot = boottime(), real = realtime()
+        return SystemReadings(bootID: bootID, boottime: { boot + start.duration(to: clock.now) },
+                              realtime: { real + start.duration(to: clock.now) }, clockSynchronized: clockSynchronized)
+    }
+
     /// `clock_gettime(2)` as a Duration since the clock's epoch.
     public static func clockReading(_ clock: clockid_t) -> Duration {
         var ts = timespec()

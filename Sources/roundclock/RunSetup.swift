@@ -1,0 +1,75 @@
+import ArgumentParser
+import RoundClockConfig
+import RoundClockCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Run {
+    /// Everything checked; exits 78 on a bad config, 64 on bad options.
+    struct Setup {
+        var config: Config
+        var board: Board
+        var program: Program
+        var programGiven: Bool
+        /// When the run ends, counted from its start; `nil`: at SIGTERM/SIGINT. Always set in virtual time.
+        var until: Duration?
+        var presses: [ScriptedPress]
+        /// `--wall-time`: the local wall time at the start of a simulated run.
+        var startWall: WallTime?
+    }
+
+    func setup() throws -> Setup {
+        guard session.events == nil || simulate else { throw ValidationError("--events works only with --simulate; real buttons come from GPIO") }
+        guard !virtual || simulate else { throw ValidationError("--virtual works only with --simulate; real panels and buttons run in real time") }
+        guard wallTime == nil || simulate else { throw ValidationError("--wall-time works only with --simulate; on real hardware the wall clock is the system's") }
+        guard !virtual || session.until != nil || session.events != nil else {
+            throw ValidationError("--virtual needs --until or --events: a run in virtual time must have an end")
+        }
+        if let brightness, !(0...15).contains(brightness) { throw ValidationError("--brightness \(brightness): allowed are 0 to 15") }
+        let (_, until, presses) = try session.parsed()
+        let startWall = try wallTime.map(SimulatedWallTime.parse)
+        do {
+            var loaded: Config
+            if let config {
+                loaded = try Config.load(config)
+            } else if access(Config.defaultPath, F_OK) == 0 {
+                loaded = try Config.load(Config.defaultPath)
+            } else {
+                guard simulate || board != nil else {
+                    throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
+                }
+                loaded = Config.defaults()
+            }
+            if let brightness { loaded.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60) }
+            let chosenBoard = try board.map { try BoardFile.load($0) } ?? loaded.loadBoard()
+            let programGiven = CommandLine.arguments.contains { $0 == "--program" || $0.hasPrefix("--program=") }
+            let program: Program
+            if programGiven {
+                guard let p = loaded.resolveProgram(session.program) else {
+                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description) }
+                    throw ValidationError("unknown program \(session.program)")
+                }
+                program = p
+            } else {
+                program = loaded.program
+            }
+            return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven,
+                         until: try until ?? virtualEnd(program: program, presses: presses), presses: presses, startWall: startWall)
+        } catch let error as ConfigError {
+            printError(error.description)
+            throw ExitCode(ConfigError.exitCode)
+        }
+    }
+
+    /// Without `--until`, a virtual run ends the program's length plus 1 s after the last
+    /// scripted press: a session started by that press ends 1 s after it finishes, as in
+    /// `simulate`. Open-ended programs need `--until`. `nil` in real time.
+    private func virtualEnd(program: Program, presses: [ScriptedPress]) throws -> Duration? {
+        guard virtual else { return nil }
+        guard let total = program.total else {
+            throw ValidationError("--until is required with --virtual for the open-ended program '\(program.name)'")
+        }
+        return (presses.map(\.at).max() ?? .zero) + total + .seconds(1)
+    }
+}
