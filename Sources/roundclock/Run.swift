@@ -104,7 +104,7 @@ struct Run: AsyncParsableCommand {
         let hardware: Hardware
         do {
             devices = try setup.board.panels.map { try LinuxI2CDevice(bus: setup.board.i2cBus, address: $0.address) }
-            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock)
+            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock, logger: logger)
         } catch {
             printError("\(error)")
             throw ExitCode(69) // EX_UNAVAILABLE
@@ -115,26 +115,31 @@ struct Run: AsyncParsableCommand {
         try await serve(setup, display: display, clock: clock, start: start, hardware: hardware, inbox: inbox, logger: logger)
     }
 
-    /// Buttons and buzzer of a real board.
+    /// Buttons and buzzer of a real board, as services; their run-time failures go to the log.
     struct Hardware: Sendable {
-        let reader: ButtonReader?
-        let buzzer: Buzzer?
+        let buttons: ButtonService?
+        let buzzer: BuzzerService?
 
-        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock) throws {
+        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock, logger: Logger) throws {
             if board.buttons.isEmpty {
-                reader = nil
+                buttons = nil
             } else {
-                reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
-                                          bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
-                                          lockout: config.buttons.debounce) { button, pressed, timestamp in
+                let reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
+                                              bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
+                                              lockout: config.buttons.debounce,
+                                              onFailure: { logger.error("\($0)") }) { button, pressed, timestamp in
                     // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
                     let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
                     inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
                 }
+                buttons = ButtonService(reader: reader)
             }
             var patterns: [Signal: Buzzer.Pattern] = [:]
             for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
-            buzzer = try board.buzzer.map { try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns) }
+            buzzer = try board.buzzer.map {
+                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns,
+                                                 onFailure: { logger.error("buzzer: \($0)") }))
+            }
         }
     }
 
@@ -171,9 +176,7 @@ struct Run: AsyncParsableCommand {
         let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: 6) }
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
-        if let buzzer = hardware?.buzzer {
-            members.append(BuzzerObserver(play: { signal in Task { await buzzer.play(signal) } }))
-        }
+        if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
         if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true)) }
         let heartbeat = LoopHeartbeat<ContinuousClock.Instant>()
         let stop: StopCondition<ContinuousClock.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
@@ -191,7 +194,6 @@ struct Run: AsyncParsableCommand {
         let render = RenderService<ContinuousClock>(loop: loop, controller: controller) { final in
             try? notifier.stopping(status: "stopping")
             _ = saver?.save(final.session, at: clock.now)
-            await hardware?.buzzer?.silence()
             if onShutdown == .blank {
                 var blank = final.face(at: clock.now, wallTime: SystemWallClock.now())
                 blank.time = PanelText("    ")
@@ -200,25 +202,31 @@ struct Run: AsyncParsableCommand {
                 _ = await panels.show(blank)
             }
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: render, successTerminationBehavior: .gracefullyShutdownGroup)
-        ]
+        // Graceful shutdown runs in reverse order: watchdog, buttons (no new input), the
+        // render loop (state saved, final picture), the buzzer last (switched off).
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
+        services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
+        if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
         if let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
             let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
             services.append(.init(service: WatchdogService(feeder: feeder)))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
-        try hardware?.reader?.start()
         logger.info("running \(controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
+        var failed = false
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {
             logger.error("\(error)")
+            failed = true
         }
-        hardware?.reader?.stop()
         try recorder?.close()
         logger.info("stopped")
+        // A service that failed (e.g. the button reader could not start): exit non-zero so
+        // systemd restarts the service (Restart=on-failure).
+        if failed { throw ExitCode(70) } // EX_SOFTWARE
     }
 }
 
