@@ -1,10 +1,18 @@
 import RoundClockCore
 
-/// What the loop reports: committed frames, buzzer signals, actions, display errors.
-/// `at` is read from the clock right after the display commit returned.
+/// What the loop reports: committed frames, display attempts, buzzer signals, actions,
+/// display errors. `at` is read from the clock right after the display commit returned.
 public protocol LoopObserver: Sendable {
+    /// A face that at least one panel now shows (`panels`: those that answered).
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at: Duration)
+    /// Every completed display attempt, also one in which no panel answered
+    /// (`update.panels` empty, `update.offline` naming them). Default: nothing.
+    func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration)
     func occurred(_ occurrence: LoopOccurrence, at: Duration)
+}
+
+extension LoopObserver {
+    public func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration) {}
 }
 
 /// A signal, an action, or a display failure, as reported to observers.
@@ -95,10 +103,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 let update = await display.show(next.face)
                 let at = start.duration(to: clock.now)
                 fastCommitAt = at
-                if !update.panels.isEmpty {
-                    observer.committed(next.face, panels: update.panels, status: next.status, at: at)
-                }
-                for event in update.events { observer.occurred(.display(event), at: at) }
+                report(update, of: next.face, status: next.status, at: at)
                 if let wait = update.retryAfter {
                     fastRetry = wait
                     heartbeat?.displayFailed(at: now)
@@ -121,10 +126,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             } else if face != shown || retryPending {
                 let update = await display.show(face)
                 reportAt = start.duration(to: clock.now)
-                if !update.panels.isEmpty {
-                    observer.committed(face, panels: update.panels, status: controller.status(at: now), at: reportAt)
-                }
-                for event in update.events { observer.occurred(.display(event), at: reportAt) }
+                report(update, of: face, status: controller.status(at: now), at: reportAt)
                 if let wait = update.retryAfter {
                     retryAt = now.advanced(by: wait)
                     heartbeat?.displayFailed(at: now)
@@ -179,5 +181,12 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             await inbox.wait(until: deadline, on: clock)
         }
         return controller
+    }
+
+    /// Tells the observer what one display attempt did.
+    private func report(_ update: DisplayUpdate, of face: Face, status: Status, at: Duration) {
+        if !update.panels.isEmpty { observer.committed(face, panels: update.panels, status: status, at: at) }
+        observer.displayed(face, update: update, status: status, at: at)
+        for event in update.events { observer.occurred(.display(event), at: at) }
     }
 }
