@@ -29,7 +29,11 @@ let package = Package(
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
-        .target(name: "LinuxHardware", dependencies: ["CLinuxHardware", "HT16K33", "RoundClockCore"]),
+        // The buttons and the buzzer run as swift-service-lifecycle services.
+        .target(name: "LinuxHardware", dependencies: [
+            "CLinuxHardware", "HT16K33", "RoundClockCore",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // Render loop, board display, button input, frame recording. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
             "RoundClockCore", "SegmentDisplay", "HT16K33", .product(name: "Logging", package: "swift-log"),
@@ -58,7 +62,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: [
+            "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),

@@ -8,24 +8,31 @@ import Glibc
 /// render loop is never blocked. Debounce without added latency: the first edge acts at
 /// once; further edges within the lockout window (default 30 ms) are chatter and are
 /// ignored; when the window closes the line is read once more, and if it settled on the
-/// other level that edge is delivered then.
+/// other level that edge is delivered then. Failures go to `onFailure` as they happen:
+/// a line that fails (read error, or POLLERR/POLLHUP/POLLNVAL: its chip went away) is
+/// reported once and left alone, the others keep working; a poll(2) failure other than
+/// EINTR is reported and ends the thread.
 public final class ButtonReader: @unchecked Sendable {
     // @unchecked: the lines are touched only by the reader thread between start() and
     // stop(); stop() joins the thread before anything else uses them.
     public typealias Handler = @Sendable (_ button: Button, _ pressed: Bool, _ monotonicNanoseconds: UInt64) -> Void
+    public typealias FailureHandler = @Sendable (ButtonFailure) -> Void
+    /// poll(2) over `fds` with a timeout in ms: the number ready, or -1 and errno.
+    typealias Poll = (_ fds: inout [pollfd], _ timeoutMilliseconds: Int32) -> (ready: Int32, errno: Int32)
 
-    private let lines: [(button: Button, line: RequestedLine)]
+    private let lines: [(button: Button, line: any InputLine)]
     private let lockoutNanoseconds: UInt64
     private let handler: Handler
+    private let onFailure: FailureHandler
+    private let poll: Poll
     private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
     private var thread: pthread_t?
-    /// A line that failed to read: reported once, then that button is left alone.
-    public let failures = Mutex([String]())
 
     /// Requests each button's line: input, both edges, `bias`, active-low as wired.
-    public init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
-                useKernelDebounce: Bool = false, handler: @escaping Handler) throws(SystemError) {
-        var requested: [(Button, RequestedLine)] = []
+    public convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
+                            useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
+                            handler: @escaping Handler) throws(SystemError) {
+        var requested: [(Button, any InputLine)] = []
         for button in Button.allCases {
             guard let spec = buttons[button] else { continue }
             let location = try GPIOLines.locate(spec)
@@ -33,10 +40,26 @@ public final class ButtonReader: @unchecked Sendable {
             requested.append((button, try RequestedLine.input(location, consumer: "roundclock-\(button.rawValue)",
                                                                activeLow: activeLow, bias: bias, debounceMicroseconds: micros)))
         }
-        lines = requested
+        self.init(lines: requested, lockout: lockout, onFailure: onFailure, handler: handler)
+    }
+
+    init(lines: [(Button, any InputLine)], lockout: Duration, poll: @escaping Poll = ButtonReader.systemPoll,
+         onFailure: @escaping FailureHandler, handler: @escaping Handler) {
+        self.lines = lines.map { (button: $0.0, line: $0.1) }
         lockoutNanoseconds = UInt64(lockout.components.seconds) * 1_000_000_000 + UInt64(lockout.components.attoseconds / 1_000_000_000)
+        self.poll = poll
+        self.onFailure = onFailure
         self.handler = handler
     }
+
+    static func systemPoll(_ fds: inout [pollfd], _ timeout: Int32) -> (ready: Int32, errno: Int32) {
+        let ready = Glibc.poll(&fds, nfds_t(fds.count), timeout)
+        return (ready, ready < 0 ? errno : 0)
+    }
+
+    /// Whether the reader thread was started and not yet stopped (it may have ended on
+    /// a poll failure; `stop()` still joins it).
+    public var isRunning: Bool { thread != nil }
 
     /// Starts the reader thread.
     public func start() throws(SystemError) {
@@ -53,6 +76,8 @@ public final class ButtonReader: @unchecked Sendable {
         }, box.toOpaque())
         guard rc == 0 else {
             box.release()
+            close(fds[0])
+            close(fds[1])
             throw SystemError(device: "button reader", operation: "pthread_create", errno: rc)
         }
         thread = id
@@ -70,36 +95,66 @@ public final class ButtonReader: @unchecked Sendable {
     }
 
     private func run() {
-        var state = lines.map { EdgeDebouncer(pressed: (try? $0.line.value()) ?? false, lockoutNanoseconds: lockoutNanoseconds) }
         var dead = [Bool](repeating: false, count: lines.count)
+        func fail(_ i: Int, _ error: SystemError) {
+            guard !dead[i] else { return }
+            dead[i] = true
+            onFailure(.line(lines[i].button, error))
+        }
+        var state: [EdgeDebouncer] = lines.indices.map { i in
+            var level = false
+            do throws(SystemError) { level = try lines[i].line.value() } catch { fail(i, error) }
+            return EdgeDebouncer(pressed: level, lockoutNanoseconds: lockoutNanoseconds)
+        }
         while true {
-            var pollfds = lines.map { pollfd(fd: $0.line.eventFD, events: Int16(POLLIN), revents: 0) }
+            var pollfds = lines.indices.map { pollfd(fd: dead[$0] ? -1 : lines[$0].line.eventFD, events: Int16(POLLIN), revents: 0) }
             pollfds.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
-            for (i, isDead) in dead.enumerated() where isDead { pollfds[i].fd = -1 }
             let now = monotonicNanoseconds()
-            let nextRecheck = state.compactMap(\.recheckAt).min()
+            let nextRecheck = lines.indices.filter { !dead[$0] }.compactMap { state[$0].recheckAt }.min()
             let timeout: Int32 = nextRecheck.map { $0 > now ? Int32(min(1000, ($0 - now) / 1_000_000 + 1)) : 0 } ?? -1
-            let ready = poll(&pollfds, nfds_t(pollfds.count), timeout)
-            if ready < 0 && errno != EINTR { return }
+            let polled = poll(&pollfds, timeout)
+            if polled.ready < 0 {
+                if polled.errno == EINTR { continue }
+                let names = lines.map { "\($0.button.rawValue) \($0.line)" }.joined(separator: ", ")
+                onFailure(.reader(SystemError(device: "button lines \(names)", operation: "poll", errno: polled.errno)))
+                return
+            }
             if pollfds[lines.count].revents != 0 { return }
-            for i in lines.indices where pollfds[i].revents & Int16(POLLIN) != 0 {
-                do {
-                    let event = try lines[i].line.readEvent()
-                    if state[i].edge(pressed: event.active, at: event.timestampNanoseconds) {
-                        handler(lines[i].button, event.active, event.timestampNanoseconds)
+            for i in lines.indices where !dead[i] {
+                let revents = pollfds[i].revents
+                if revents & Int16(POLLIN) != 0 {
+                    do {
+                        let event = try lines[i].line.readEvent()
+                        if state[i].edge(pressed: event.active, at: event.timestampNanoseconds) {
+                            handler(lines[i].button, event.active, event.timestampNanoseconds)
+                        }
+                    } catch {
+                        fail(i, error)
                     }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                    dead[i] = true
+                } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                    // Without this, poll(2) would return at once forever: a busy loop.
+                    fail(i, Self.pollError(revents, line: lines[i].line))
                 }
             }
             let later = monotonicNanoseconds()
-            for i in lines.indices where (state[i].recheckAt ?? .max) <= later {
-                if let level = try? lines[i].line.value(), state[i].settle(level: level, at: later) {
-                    handler(lines[i].button, level, later)
+            for i in lines.indices where !dead[i] && (state[i].recheckAt ?? .max) <= later {
+                do {
+                    let level = try lines[i].line.value()
+                    if state[i].settle(level: level, at: later) { handler(lines[i].button, level, later) }
+                } catch {
+                    fail(i, error)
                 }
             }
         }
+    }
+
+    /// POLLNVAL (the fd is not open) as EBADF; POLLERR/POLLHUP (the GPIO chip was
+    /// removed) as ENODEV.
+    static func pollError(_ revents: Int16, line: any InputLine) -> SystemError {
+        let invalid = revents & Int16(POLLNVAL) != 0
+        let flags = [(POLLERR, "POLLERR"), (POLLHUP, "POLLHUP"), (POLLNVAL, "POLLNVAL")]
+            .filter { revents & Int16($0.0) != 0 }.map(\.1).joined(separator: "|")
+        return SystemError(device: "\(line)", operation: "poll edge events (\(flags))", errno: invalid ? EBADF : ENODEV)
     }
 }
 

@@ -2,10 +2,14 @@ import RoundClockCore
 
 /// A buzzer or relay on a GPIO output line, playing one pattern per signal. Patterns run
 /// in their own task, so a signal never delays a display update; a new signal cuts the
-/// one still playing short.
+/// one still playing short. Whatever ends a pattern leaves the line off: its last step,
+/// a newer signal (a silent one, configured 0 ms, too) or `silence()`. Steps are timed
+/// on absolute deadlines from the pattern's start, on the injected clock.
 public actor Buzzer {
     /// On/off durations: on, off, on, off, ... (the line ends off).
     public typealias Pattern = [Duration]
+    /// Told about a failed write to the line: once, then again only after a write worked.
+    public typealias FailureHandler = @Sendable (SystemError) -> Void
 
     /// Defaults: a short tick, a long bell, three short warning beeps, a long end, a
     /// finish of two shorts and a long.
@@ -17,40 +21,80 @@ public actor Buzzer {
         .finish: [.milliseconds(400), .milliseconds(200), .milliseconds(400), .milliseconds(200), .milliseconds(800)],
     ]
 
-    private let line: RequestedLine
+    private let line: any OutputLine
+    private let clock: any Clock<Duration>
     private let patterns: [Signal: Pattern]
+    private let onFailure: FailureHandler
     private var playing: Task<Void, Never>?
-    /// The first error driving the line, if any (logged by the owner).
-    public private(set) var lastError: SystemError?
+    /// Bumped whenever a pattern ends early: a superseded pattern task never drives the
+    /// line again, so it cannot switch off a newer pattern's beep.
+    private var generation = 0
+    /// The level last written successfully (the line is requested off).
+    private var level = false
+    private var failing = false
 
-    public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Buzzer.defaultPatterns) throws(SystemError) {
-        line = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
+    /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off.
+    public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Buzzer.defaultPatterns,
+                onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
+        let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
+        self.init(line: requested, patterns: patterns, clock: ContinuousClock(), onFailure: onFailure)
+    }
+
+    init(line: sending any OutputLine, patterns: [Signal: Pattern], clock: any Clock<Duration>,
+         onFailure: @escaping FailureHandler) {
+        self.line = line
         self.patterns = patterns
+        self.clock = clock
+        self.onFailure = onFailure
     }
 
+    /// Starts `signal`'s pattern after switching off the one still playing; a signal
+    /// without a pattern only switches it off.
     public func play(_ signal: Signal) {
-        playing?.cancel()
+        cutShort()
         guard let pattern = patterns[signal], !pattern.isEmpty else { return }
-        playing = Task { await self.run(pattern) }
+        let mine = generation
+        let clock = self.clock
+        playing = Task { await self.run(pattern, generation: mine, on: clock) }
     }
 
-    /// Off now (shutdown).
-    public func silence() {
+    /// Off now (shutdown); returns once the pattern task has ended.
+    public func silence() async {
+        let task = playing
+        cutShort()
+        await task?.value
+    }
+
+    private func cutShort() {
+        generation &+= 1
         playing?.cancel()
         playing = nil
         drive(false)
     }
 
-    private func run(_ pattern: Pattern) async {
+    private func run<C: Clock>(_ pattern: Pattern, generation mine: Int, on clock: C) async where C.Duration == Duration {
+        var deadline = clock.now
         for (index, duration) in pattern.enumerated() {
-            guard !Task.isCancelled else { break }
+            guard generation == mine else { return }
             drive(index % 2 == 0)
-            try? await Task.sleep(for: duration)
+            deadline = deadline.advanced(by: duration)
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }
-        if !Task.isCancelled { drive(false) }
+        guard generation == mine else { return }
+        drive(false)
+        playing = nil
     }
 
+    /// Writes `on` unless the line already is there; after a failed write, always writes.
     private func drive(_ on: Bool) {
-        do { try line.set(on) } catch { lastError = lastError ?? error }
+        guard on != level || failing else { return }
+        do {
+            try line.set(on)
+            level = on
+            failing = false
+        } catch {
+            if !failing { onFailure(error) }
+            failing = true
+        }
     }
 }

@@ -82,7 +82,7 @@ public struct ButtonBench: Sendable {
             }
             latencies.append(micros(shown.at - anchor.duration(to: at)))
         }
-        if let failures = reader?.failures.withLock({ $0 }), let first = failures.first {
+        if let first = edges.firstFailure {
             throw BenchFailure("button reader: \(first)")
         }
         return ButtonReport(latency: LatencySummary(latencies), load: load,

@@ -37,7 +37,8 @@ public struct GPIOSimButtons: Sendable {
     func reader(clock: ContinuousClock, inbox: ButtonInbox<ContinuousClock.Instant>,
                 edges: EdgeLog) throws(SystemError) -> ButtonReader {
         let buttons: [Button: String] = [.start: "\(chip):\(startOffset)", .stop: "\(chip):\(stopOffset)"]
-        return try ButtonReader(buttons: buttons, activeLow: true, bias: .pullUp) { button, pressed, timestamp in
+        return try ButtonReader(buttons: buttons, activeLow: true, bias: .pullUp,
+                                onFailure: { edges.record(failure: $0) }) { button, pressed, timestamp in
             let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
             edges.record(KernelEdge(button: button, pressed: pressed, at: at, postedAt: clock.now))
             inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
@@ -54,10 +55,14 @@ struct KernelEdge: Sendable {
     var postedAt: ContinuousClock.Instant
 }
 
-/// The edges the reader delivered, shared between its thread and the benchmark.
+/// The edges the reader delivered and its failures, shared between its thread and the benchmark.
 final class EdgeLog: Sendable {
     private let edges = Mutex([KernelEdge]())
+    private let failures = Mutex([ButtonFailure]())
     func record(_ edge: KernelEdge) { edges.withLock { $0.append(edge) } }
+    func record(failure: ButtonFailure) { failures.withLock { $0.append(failure) } }
+    /// The first failure the reader reported, if any.
+    var firstFailure: ButtonFailure? { failures.withLock { $0.first } }
     /// The latest press of `button`.
     func lastPress(of button: Button) -> KernelEdge? { edges.withLock { $0.last { $0.button == button && $0.pressed } } }
 }

@@ -44,12 +44,15 @@ public enum DisplayEvent: Sendable, Hashable, CustomStringConvertible {
 public struct DisplayUpdate: Sendable, Hashable {
     /// What each panel that answered now holds.
     public var panels: [PanelReadout]
+    /// The panels that did not answer this time, in board order.
+    public var offline: [PanelRole]
     /// Offline/online transitions: once per outage, not once per attempt.
     public var events: [DisplayEvent]
     /// Set while a panel is offline: show the face again after this long.
     public var retryAfter: Duration?
-    public init(panels: [PanelReadout], events: [DisplayEvent] = [], retryAfter: Duration? = nil) {
+    public init(panels: [PanelReadout], offline: [PanelRole] = [], events: [DisplayEvent] = [], retryAfter: Duration? = nil) {
         self.panels = panels
+        self.offline = offline
         self.events = events
         self.retryAfter = retryAfter
     }
@@ -124,11 +127,13 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
             } catch let error as I2CError {
                 let event = markOffline(index, error)
                 if panels[index].failedAttempts == 1 { update.events.append(event) }
+                update.offline.append(spec.role)
             } catch {
                 // Text the backpack cannot show: boards are checked when loaded, so this
                 // is a programming error; report it like an outage rather than crash.
                 if panels[index].failedAttempts == 0 { update.events.append(.offline(spec.role, "\(error)")) }
                 panels[index].failedAttempts += 1
+                update.offline.append(spec.role)
             }
         }
         let waits = panels.filter { $0.failedAttempts > 0 }.map { Self.backoff(attempts: $0.failedAttempts) }

@@ -8,6 +8,9 @@ public struct Observers: LoopObserver {
     public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
         for member in members { member.committed(face, panels: panels, status: status, at: t) }
     }
+    public func displayed(_ face: Face, update: DisplayUpdate, status: Status, at t: Duration) {
+        for member in members { member.displayed(face, update: update, status: status, at: t) }
+    }
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
         for member in members { member.occurred(occurrence, at: t) }
     }

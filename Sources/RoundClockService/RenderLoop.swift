@@ -1,10 +1,18 @@
 import RoundClockCore
 
-/// What the loop reports: committed frames, buzzer signals, actions, display errors.
-/// `at` is read from the clock right after the display commit returned.
+/// What the loop reports: committed frames, display attempts, buzzer signals, actions,
+/// display errors. `at` is read from the clock right after the display commit returned.
 public protocol LoopObserver: Sendable {
+    /// A face that at least one panel now shows (`panels`: those that answered).
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at: Duration)
+    /// Every completed display attempt, also one in which no panel answered
+    /// (`update.panels` empty, `update.offline` naming them). Default: nothing.
+    func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration)
     func occurred(_ occurrence: LoopOccurrence, at: Duration)
+}
+
+extension LoopObserver {
+    public func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration) {}
 }
 
 /// A signal, an action, or a display failure, as reported to observers.
@@ -180,9 +188,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public func commit(_ face: Face, status: Status) async -> (update: DisplayUpdate, at: Duration) {
         let update = await display.show(face)
         let at = start.duration(to: clock.now)
-        if !update.panels.isEmpty {
-            observer.committed(face, panels: update.panels, status: status, at: at)
-        }
+        if !update.panels.isEmpty { observer.committed(face, panels: update.panels, status: status, at: at) }
+        observer.displayed(face, update: update, status: status, at: at)
         for event in update.events { observer.occurred(.display(event), at: at) }
         return (update, at)
     }

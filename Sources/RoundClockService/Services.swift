@@ -35,35 +35,3 @@ public struct WatchdogService<C: Clock & Sendable>: Service where C.Duration == 
         try await cancelWhenGracefulShutdown { await feeder.run() }
     }
 }
-
-/// Sends READY=1 once the first frame is on the display (Type=notify), with a STATUS line.
-public final class ReadyNotifier: LoopObserver {
-    private let notifier: SystemdNotifier
-    private let logger: Logger
-    private let sent = Mutex(false)
-
-    public init(notifier: SystemdNotifier, logger: Logger) {
-        self.notifier = notifier
-        self.logger = logger
-    }
-
-    public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
-        guard !sent.withLock({ done in defer { done = true }; return done }) else { return }
-        do { try notifier.ready(status: "showing \(face.time.text.trimmed) (\(status.state))") } catch {
-            logger.warning("sd_notify READY=1: \(error)")
-        }
-    }
-
-    public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {}
-}
-
-import Synchronization
-
-extension String {
-    var trimmed: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}

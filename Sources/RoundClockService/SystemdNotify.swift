@@ -23,7 +23,8 @@ public struct SystemdNotifier: Sendable {
 
     public var isEnabled: Bool { socket != nil }
 
-    /// `READY=1`, with an optional `STATUS=`: start-up is complete (after the first frame).
+    /// `READY=1`, with an optional `STATUS=`: start-up is complete (after the first
+    /// display attempt, see `ReadyNotifier`).
     public func ready(status: String? = nil) throws(NotifyError) {
         try send(["READY=1"] + (status.map { ["STATUS=\(Self.oneLine($0))"] } ?? []))
     }

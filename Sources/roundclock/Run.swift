@@ -72,7 +72,7 @@ struct Run: AsyncParsableCommand {
         let hardware: Hardware
         do {
             devices = try setup.board.panels.map { try LinuxI2CDevice(bus: setup.board.i2cBus, address: $0.address) }
-            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock)
+            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock, logger: logger)
         } catch {
             printError("\(error)")
             throw ExitCode(69) // EX_UNAVAILABLE
@@ -136,9 +136,7 @@ struct Run: AsyncParsableCommand {
         let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) }
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
-        if let buzzer = hardware?.buzzer {
-            members.append(BuzzerObserver(play: { signal in Task { await buzzer.play(signal) } }))
-        }
+        if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
         if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true, animateBlink: !virtual)) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         let stop: StopCondition<C.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
@@ -155,15 +153,17 @@ struct Run: AsyncParsableCommand {
             try? notifier.stopping(status: "stopping")
             let now = clock.now
             _ = saver?.save(final.session, at: now)
-            await hardware?.buzzer?.silence()
             if onShutdown == .blank {
                 // Through the loop's display and observers: the frames file records it.
                 await loop.commit(final.face(at: now, wallTime: wallTime(now)).blanked, status: final.status(at: now))
             }
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: render, successTerminationBehavior: .gracefullyShutdownGroup)
-        ]
+        // Graceful shutdown runs in reverse order: watchdog, buttons (no new input), the
+        // render loop (state saved, final picture), the buzzer last (switched off).
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
+        services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
+        if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
         // Not in virtual time: its clock would let the feeder spin without ever sleeping.
         if !virtual, let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
             let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
@@ -171,15 +171,18 @@ struct Run: AsyncParsableCommand {
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
-        try hardware?.reader?.start()
         logger.info("running \(controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
+        var failed = false
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {
             logger.error("\(error)")
+            failed = true
         }
-        hardware?.reader?.stop()
         try recorder?.close()
         logger.info("stopped")
+        // A service that failed (e.g. the button reader could not start): exit non-zero so
+        // systemd restarts the service (Restart=on-failure).
+        if failed { throw ExitCode(70) } // EX_SOFTWARE
     }
 }

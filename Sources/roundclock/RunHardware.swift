@@ -1,29 +1,35 @@
 import LinuxHardware
+import Logging
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
 
 extension Run {
-    /// Buttons and buzzer of a real board.
+    /// Buttons and buzzer of a real board, as services; their run-time failures go to the log.
     struct Hardware: Sendable {
-        let reader: ButtonReader?
-        let buzzer: Buzzer?
+        let buttons: ButtonService?
+        let buzzer: BuzzerService?
 
-        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock) throws {
+        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock, logger: Logger) throws {
             if board.buttons.isEmpty {
-                reader = nil
+                buttons = nil
             } else {
-                reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
-                                          bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
-                                          lockout: config.buttons.debounce) { button, pressed, timestamp in
+                let reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
+                                              bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
+                                              lockout: config.buttons.debounce,
+                                              onFailure: { logger.error("\($0)") }) { button, pressed, timestamp in
                     // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
                     let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
                     inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
                 }
+                buttons = ButtonService(reader: reader)
             }
             var patterns: [Signal: Buzzer.Pattern] = [:]
             for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
-            buzzer = try board.buzzer.map { try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns) }
+            buzzer = try board.buzzer.map {
+                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns,
+                                                 onFailure: { logger.error("buzzer: \($0)") }))
+            }
         }
     }
 }

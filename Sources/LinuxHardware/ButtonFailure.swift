@@ -1,0 +1,16 @@
+import RoundClockCore
+
+/// A failure of the button reader at run time, for the journal.
+public enum ButtonFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// This button's line failed; the button is ignored until the service restarts.
+    case line(Button, SystemError)
+    /// poll(2) failed: the reader thread ended, no button works until the service restarts.
+    case reader(SystemError)
+
+    public var description: String {
+        switch self {
+        case let .line(button, error): "button \(button.rawValue): \(error); ignored until restart"
+        case let .reader(error): "\(error); button reader stopped, no button works until restart"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import RoundClockCore
+import ServiceLifecycle
+
+/// The buttons as a swift-service-lifecycle `Service`: `run()` starts the reader thread,
+/// waits for graceful shutdown (SIGTERM/SIGINT through the service group) or
+/// cancellation, then stops and joins the thread. A reader that cannot start (pipe(2),
+/// pthread_create(3)) fails the service with the error.
+public struct ButtonService: Service {
+    public let reader: ButtonReader
+    public init(reader: ButtonReader) { self.reader = reader }
+
+    public func run() async throws {
+        try reader.start()
+        defer { reader.stop() }
+        try? await gracefulShutdown() // returns on graceful shutdown, throws on cancellation
+    }
+}
+
+/// The buzzer as a swift-service-lifecycle `Service`: `run()` plays the signals handed to
+/// `post(_:)`, in order, each cutting the previous one short, until graceful shutdown or
+/// cancellation; then it switches the line off and returns. `post` never blocks, so the
+/// render loop's observer can call it between two frames. Run it once.
+public struct BuzzerService: Service {
+    public let buzzer: Buzzer
+    private let signals: AsyncStream<Signal>
+    private let continuation: AsyncStream<Signal>.Continuation
+
+    public init(buzzer: Buzzer) {
+        self.buzzer = buzzer
+        // A backlog can only build up if run() is stalled; then only the newest matter.
+        (signals, continuation) = AsyncStream.makeStream(of: Signal.self, bufferingPolicy: .bufferingNewest(8))
+    }
+
+    /// Queues `signal` for the buzzer and returns at once.
+    public func post(_ signal: Signal) {
+        continuation.yield(signal)
+    }
+
+    public func run() async {
+        for await signal in signals.cancelOnGracefulShutdown() {
+            await buzzer.play(signal)
+        }
+        await buzzer.silence()
+    }
+}
