@@ -3,15 +3,15 @@ import Testing
 /// `roundclock bench`: the virtual-time drift check is exact and asserted; the real-time
 /// benchmarks are run for their output shape (never timed: numbers are noise-dependent).
 @Suite struct BenchCLITests {
-    @Test func virtualDriftOfABoxingSessionIsZero() throws {
-        let run = try CLIRun.run(["bench", "drift", "--virtual"])
+    @Test func virtualDriftOfABoxingSessionIsZero() async throws {
+        let run = try await CLIRun.run(["bench", "drift", "--virtual"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("2830 of 2830 changes committed"))
         #expect(run.stdout.contains("lateness first 0 µs, last 0 µs, worst 0 µs: no drift"))
     }
 
-    @Test func latenessPrintsOursAndBothBaselinesWithRatios() throws {
-        let run = try CLIRun.run(["bench", "lateness", "--duration", "3"])
+    @Test func latenessPrintsOursAndBothBaselinesWithRatios() async throws {
+        let run = try await CLIRun.run(["bench", "lateness", "--duration", "3"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = run.stdout.split(separator: "\n").map(String.init)
         let ours = try #require(rows.first { $0.hasPrefix("ours (RenderLoop)") })
@@ -25,14 +25,14 @@ import Testing
         #expect(changes >= 2 && changes <= 3, "changes measured: \(ours)")
     }
 
-    @Test func buttonLatencyReportsEveryPress() throws {
-        let run = try CLIRun.run(["bench", "buttons", "--presses", "12"])
+    @Test func buttonLatencyReportsEveryPress() async throws {
+        let run = try await CLIRun.run(["bench", "buttons", "--presses", "12"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("buttons: 12 presses posted into the inbox, event instant -> display commit: p50 "))
     }
 
-    @Test func aMissingGPIOSimChipIsNamedAndExits69() throws {
-        let run = try CLIRun.run(["bench", "buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
+    @Test func aMissingGPIOSimChipIsNamedAndExits69() async throws {
+        let run = try await CLIRun.run(["bench", "buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("/sys/devices/platform/gpio-sim.9/gpiochip99/sim_gpio17/pull: open failed"), "\(run.stderr)")
     }
@@ -45,8 +45,8 @@ import Testing
         (["timers", "--period", "0"], "--period must be between 1 ms and 60000 ms, got 0"),
         (["buttons", "--gpio-sim", "/tmp", "--start-line", "5", "--stop-line", "5"], "--start-line and --stop-line must differ"),
     ])
-    func badArgumentsAreRejectedByName(arguments: [String], message: String) throws {
-        let run = try CLIRun.run(["bench"] + arguments)
+    func badArgumentsAreRejectedByName(arguments: [String], message: String) async throws {
+        let run = try await CLIRun.run(["bench"] + arguments)
         #expect(run.status == 64, "usage error, not a crash: \(run.stderr)")
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }

@@ -16,12 +16,18 @@ struct CLIRun {
         return dir.appendingPathComponent("roundclock")
     }
 
-    static func run(_ arguments: [String]) throws -> CLIRun {
-        try run(binary, arguments)
+    static func run(_ arguments: [String]) async throws -> CLIRun {
+        try await run(binary, arguments)
     }
 
-    /// Runs `executable` to completion, capturing both streams.
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
+    /// Runs `executable` to completion, capturing both streams. The blocking reads and the
+    /// wait happen on a thread of their own: tests run in parallel on Swift's cooperative
+    /// pool (one thread per core), and a test blocking it would starve the timing tests.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> CLIRun {
+        try await onOwnThread { try runBlocking(executable, arguments, environment: environment) }
+    }
+
+    private static func runBlocking(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> CLIRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -35,6 +41,21 @@ struct CLIRun {
         process.waitUntilExit()
         return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// Runs blocking `work` on a new thread and awaits its result without holding a pool thread.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+extension Process {
+    /// `waitUntilExit()` on a thread of its own (see `CLIRun.run`).
+    func exited() async {
+        let process = self
+        _ = try? await onOwnThread { process.waitUntilExit() }
     }
 }
 
@@ -56,11 +77,11 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
 }
 
 @Suite(.serialized) struct CLITests {
-    @Test func virtualBoxingFramesFile() throws {
+    @Test func virtualBoxingFramesFile() async throws {
         let frames = temporaryFile("boxing.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
         let started = Date()
-        let run = try CLIRun.run(["simulate", "--virtual", "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--virtual", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(Date().timeIntervalSince(started) < 20, "47 minutes of virtual time, quickly")
         let lines = try jsonLines(frames)
@@ -72,7 +93,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(time.count == 2831)
         #expect(time.last.map { core($0.raw) } == #"{"t": 2830.000, "panel": "time", "text": " 0:00", "phase": "work", "round": 12, "rounds": 12, "state": "finished"}"#)
         let signals = lines.compactMap { $0.object["signal"] as? String }
-        #expect(signals.count == 12 + 12 + 11 + 3 + 1)
+        let expectedSignals: Int = 12 + 12 + 11 + 3 + 1 // start, end, warning, prep 3-2-1, finish
+        #expect(signals.count == expectedSignals)
         #expect(signals.last == "finish")
         // Chip fields: RAM as the emulated chip holds it, and the text decoded from it.
         let twelve = try #require(lines.first { core($0.raw).hasPrefix(#"{"t": 12.000, "panel": "time""#) })
@@ -95,10 +117,10 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         // minutes: H:MM, the minute rounded up as a countdown shows it.
         ("minutes", "countdown:2:05", "130", [(0.0, " 0:03"), (5.0, " 0:02"), (65.0, " 0:01"), (125.0, " 0:00")]),
     ])
-    func cadencePicksTheResolution(cadence: String, program: String, until: String, expected: [(Double, String)]) throws {
+    func cadencePicksTheResolution(cadence: String, program: String, until: String, expected: [(Double, String)]) async throws {
         let frames = temporaryFile("cadence-\(cadence).jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
-        let run = try CLIRun.run(["simulate", "--program", program, "--virtual", "--cadence", cadence, "--until", until, "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--program", program, "--virtual", "--cadence", cadence, "--until", until, "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
         let shown = time.compactMap { line -> (Double, String)? in
@@ -112,10 +134,10 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         if cadence == "live" { #expect(shown.count == 6 + 200, "1:05 … 1:00 each second, then each hundredth from 5.01 to 7.00 s") }
     }
 
-    @Test func scriptedButtonsWithALongStop() throws {
+    @Test func scriptedButtonsWithALongStop() async throws {
         let frames = temporaryFile("tabata.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
-        let run = try CLIRun.run(["simulate", "--program", "tabata", "--virtual", "--events", "5:stop,6:start,8:stop:2.5", "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--program", "tabata", "--virtual", "--events", "5:stop,6:start,8:stop:2.5", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }.map { core($0.raw) }
         #expect(time.contains(#"{"t": 5.000, "panel": "time", "text": " 0:05", "phase": "prep", "round": 0, "rounds": 8, "state": "paused"}"#))
@@ -124,19 +146,19 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(time.last == #"{"t": 10.000, "panel": "time", "text": " 0:10", "phase": "prep", "round": 0, "rounds": 8, "state": "ready"}"#)
     }
 
-    @Test func clockModeWithAFixedWallTime() throws {
+    @Test func clockModeWithAFixedWallTime() async throws {
         let frames = temporaryFile("clock.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
-        let run = try CLIRun.run(["simulate", "--program", "clock", "--virtual", "--wall-time", "18:59:59", "--until", "2", "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--program", "clock", "--virtual", "--wall-time", "18:59:59", "--until", "2", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let texts = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }.map { "\($0.object["t"]!) \($0.object["text"]!)" }
         #expect(texts == ["0.0 18:59", "0.5 1859", "1.0 19:00", "1.5 1900", "2.0 19:00"])
     }
 
-    @Test func realTimeFramesCarryMicrosecondsAndAreNeverEarly() throws {
+    @Test func realTimeFramesCarryMicrosecondsAndAreNeverEarly() async throws {
         let frames = temporaryFile("real.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
-        let run = try CLIRun.run(["simulate", "--program", "countdown:0:02", "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--program", "countdown:0:02", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
         #expect(time.allSatisfy { $0.raw.range(of: #"^\{"t": \d+\.\d{6}, "#, options: .regularExpression) != nil }, "t in microseconds")
@@ -148,14 +170,14 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         }
     }
 
-    @Test func programsListsEveryPresetWithItsTotal() throws {
-        let run = try CLIRun.run(["programs"])
+    @Test func programsListsEveryPresetWithItsTotal() async throws {
+        let run = try await CLIRun.run(["programs"])
         #expect(run.status == 0)
         for (name, total) in [("boxing", "47:10"), ("mma", "29:10"), ("muaythai", "23:10"), ("tabata", "4:00"), ("emom:10", "10:10"),
                               ("amrap:20", "20:10"), ("fortime:20", "20:10"), ("countdown:M:SS", "M:SS"), ("stopwatch", "open-ended"), ("clock", "-")] {
             #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix(name + " ") && $0.contains(" \(total) ") }, "\(name)")
         }
-        let custom = try CLIRun.run(["programs", "10 x 0:45/0:15, prep 0:10, warn 0:05"])
+        let custom = try await CLIRun.run(["programs", "10 x 0:45/0:15, prep 0:10, warn 0:05"])
         #expect(custom.stdout.contains("9:55") && custom.stdout.contains("prep 0:10, 10 × 0:45 work / 0:15 rest, warn 0:05"))
     }
 
@@ -170,8 +192,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         (["programs", "emom:0"], "1 to 99"),
         (["simulate", "--bogus"], "--bogus"),
     ])
-    func badInputIsAUsageErrorWithOneClearLine(arguments: [String], mentions: String) throws {
-        let run = try CLIRun.run(arguments)
+    func badInputIsAUsageErrorWithOneClearLine(arguments: [String], mentions: String) async throws {
+        let run = try await CLIRun.run(arguments)
         #expect(run.status == 64, "EX_USAGE")
         #expect(run.stderr.contains(mentions), "\(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run.stderr)")
@@ -179,21 +201,21 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("backtrace"))
     }
 
-    @Test func renderPrintsRAMThenArt() throws {
-        let run = try CLIRun.run(["render", "--display", "seg7x4", " 2:58", "--plain"])
+    @Test func renderPrintsRAMThenArt() async throws {
+        let run = try await CLIRun.run(["render", "--display", "seg7x4", " 2:58", "--plain"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first == "00005b0002006d007f00000000000000")
         #expect(lines.count >= 5, "segment art below the RAM line")
-        let short = try CLIRun.run(["render", "--display", "seg14x4", "GO", "--plain"])
+        let short = try await CLIRun.run(["render", "--display", "seg14x4", "GO", "--plain"])
         #expect(short.stdout.hasPrefix("00000000bd003f00"), "right-aligned: positions 0 and 1 blank, G = 0x00bd, O = 0x003f")
-        let bad = try CLIRun.run(["render", "--display", "seg7x4", "WORK"])
+        let bad = try await CLIRun.run(["render", "--display", "seg7x4", "WORK"])
         #expect(bad.status == 64 && bad.stderr.contains("\"W\""))
-        let kind = try CLIRun.run(["render", "--display", "seg9x4", "1"])
+        let kind = try await CLIRun.run(["render", "--display", "seg9x4", "1"])
         #expect(kind.status == 64 && kind.stderr.contains("seg7x4, bigseg7x4, seg14x4, matrix8x8, matrix16x8"))
     }
 
-    @Test func boardFileChoosesThePanels() throws {
+    @Test func boardFileChoosesThePanels() async throws {
         let board = temporaryFile("board.toml")
         let frames = temporaryFile("board.jsonl")
         defer { try? FileManager.default.removeItem(atPath: board); try? FileManager.default.removeItem(atPath: frames) }
@@ -204,19 +226,19 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
             kind = "bigseg7x4"
             address = 0x74
             """.write(toFile: board, atomically: true, encoding: .utf8)
-        let run = try CLIRun.run(["simulate", "--board", board, "--program", "countdown:0:03", "--virtual", "--frames", frames, "--no-tty"])
+        let run = try await CLIRun.run(["simulate", "--board", board, "--program", "countdown:0:03", "--virtual", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = try jsonLines(frames)
         #expect(Set(lines.compactMap { $0.object["panel"] as? String }) == ["time"])
         #expect(lines.first?.object["ram"] as? String == "00003f0002003f004f00000000000000", " 0:03 with the colon")
-        let broken = try CLIRun.run(["simulate", "--board", "/nonexistent.toml"])
+        let broken = try await CLIRun.run(["simulate", "--board", "/nonexistent.toml"])
         #expect(broken.status == 64 && broken.stderr.contains("/nonexistent.toml: cannot open"))
     }
 
-    @Test func runSimulatedWaitsForStartThenCounts() throws {
+    @Test func runSimulatedWaitsForStartThenCounts() async throws {
         let frames = temporaryFile("run.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }
-        let run = try CLIRun.run(["run", "--simulate", "--program", "countdown:0:02", "--events", "0.5:start", "--until", "3", "--frames", frames])
+        let run = try await CLIRun.run(["run", "--simulate", "--program", "countdown:0:02", "--events", "0.5:start", "--until", "3", "--frames", frames])
         #expect(run.status == 0, "\(run.stderr)")
         let time = try jsonLines(frames).filter { $0.object["panel"] as? String == "time" }
         // A line only when the chip's content changes: START at 0.5 s leaves " 0:02" as it is.
@@ -229,23 +251,23 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(run.stderr.contains("info: stopped"))
     }
 
-    @Test func runOnMissingHardwareSaysWhatIsMissing() throws {
+    @Test func runOnMissingHardwareSaysWhatIsMissing() async throws {
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let board = temporaryFile("bus250.toml")
         defer { try? FileManager.default.removeItem(atPath: board) }
         try String(contentsOfFile: repo.appendingPathComponent("boards/pi4.toml").path, encoding: .utf8)
             .replacingOccurrences(of: "bus = 1", with: "bus = 250").write(toFile: board, atomically: true, encoding: .utf8)
-        let run = try CLIRun.run(["run", "--board", board])
+        let run = try await CLIRun.run(["run", "--board", board])
         #expect(run.status == 69, "EX_UNAVAILABLE")
         #expect(run.stderr.contains("/dev/i2c-250: open failed: No such file or directory"))
-        let usage = try CLIRun.run(["run"])
+        let usage = try await CLIRun.run(["run"])
         #expect(usage.status == 64 && usage.stderr.contains("give --config FILE or --board FILE"))
-        let events = try CLIRun.run(["run", "--board", board, "--events", "1:start"])
+        let events = try await CLIRun.run(["run", "--board", board, "--events", "1:start"])
         #expect(events.status == 64 && events.stderr.contains("only with --simulate"))
     }
 
-    @Test func lampTestSteps() throws {
-        let run = try CLIRun.run(["test-display", "--simulate", "--step", "0"])
+    @Test func lampTestSteps() async throws {
+        let run = try await CLIRun.run(["test-display", "--simulate", "--step", "0"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.prefix(4) == ["time ffffffffffffffffffffffffffffffff brightness 15", "round ffffffffffffffffffffffffffffffff brightness 15",
@@ -256,15 +278,15 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(lines.last == "step 22/22: blank")
     }
 
-    @Test func probeListsBusesAndChips() throws {
-        let run = try CLIRun.run(["probe"])
+    @Test func probeListsBusesAndChips() async throws {
+        let run = try await CLIRun.run(["probe"])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("I2C buses: "))
         #expect(run.stdout.contains("GPIO chips (libgpiod API v"))
     }
 
-    @Test func unwritableFramesFileIsACantCreateError() throws {
-        let run = try CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
+    @Test func unwritableFramesFileIsACantCreateError() async throws {
+        let run = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
         #expect(run.status == 73)
         #expect(run.stderr.contains("/nonexistent-dir/f.jsonl") && run.stderr.contains("No such file"))
     }

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Runs a shell script of the repository with extra environment.
-func runScript(_ relativePath: String, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
-    try CLIRun.run(URL(fileURLWithPath: "/bin/sh"), [CheckConfigTests.repository.appendingPathComponent(relativePath).path] + arguments,
+func runScript(_ relativePath: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> CLIRun {
+    try await CLIRun.run(URL(fileURLWithPath: "/bin/sh"), [CheckConfigTests.repository.appendingPathComponent(relativePath).path] + arguments,
                    environment: environment)
 }
 
@@ -18,11 +18,11 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
-    @Test func stagesTheTreeWithDestdir() throws {
+    @Test func stagesTheTreeWithDestdir() async throws {
         let root = temporaryFile("destdir")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let binary = CLIRun.binary.path
-        let run = try runScript("scripts/install.sh", ["--binary", binary], environment: ["DESTDIR": root])
+        let run = try await runScript("scripts/install.sh", ["--binary", binary], environment: ["DESTDIR": root])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(tree(root) == [
             "etc/roundclock/config.example.toml",
@@ -46,58 +46,58 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         #expect(users.contains("m roundclock i2c\nm roundclock gpio\n"))
 
         // The installed config is valid as installed.
-        let check = try CLIRun.run(["check-config", "\(root)/etc/roundclock/config.toml"])
+        let check = try await CLIRun.run(["check-config", "\(root)/etc/roundclock/config.toml"])
         #expect(check.status == 0, "\(check.stderr)")
 
         // A second install keeps an edited config.
         try "program = \"tabata\"\n".write(toFile: "\(root)/etc/roundclock/config.toml", atomically: true, encoding: .utf8)
-        let again = try runScript("scripts/install.sh", ["--binary", binary], environment: ["DESTDIR": root])
+        let again = try await runScript("scripts/install.sh", ["--binary", binary], environment: ["DESTDIR": root])
         #expect(again.status == 0 && again.stdout.contains("keeping the existing"))
         #expect(try String(contentsOfFile: "\(root)/etc/roundclock/config.toml", encoding: .utf8) == "program = \"tabata\"\n")
 
         // systemd-sysusers, where present, accepts the file and creates user and groups.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers") {
             for file in ["passwd", "group", "shadow", "gshadow"] {
-                FileManager.default.createFile(atPath: "\(root)/etc/\(file)", contents: Data())
+                _ = FileManager.default.createFile(atPath: "\(root)/etc/\(file)", contents: Data())
             }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-sysusers")
             process.arguments = ["--root=\(root)", "\(root)/etc/sysusers.d/roundclock.conf"]
             try process.run()
-            process.waitUntilExit()
+            await process.exited()
             #expect(process.terminationStatus == 0)
             let groups = try String(contentsOfFile: "\(root)/etc/group", encoding: .utf8)
             #expect(groups.contains(":roundclock\n") && groups.hasPrefix("i2c:x:"))
         }
     }
 
-    @Test func prefixUsrAndDryRun() throws {
+    @Test func prefixUsrAndDryRun() async throws {
         let root = temporaryFile("destdir-usr")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let dry = try runScript("scripts/install.sh", ["--dry-run", "--prefix", "/usr", "--binary", CLIRun.binary.path], environment: ["DESTDIR": root])
+        let dry = try await runScript("scripts/install.sh", ["--dry-run", "--prefix", "/usr", "--binary", CLIRun.binary.path], environment: ["DESTDIR": root])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("+ install -D -m 0755 \(CLIRun.binary.path) \(root)/usr/bin/roundclock\n"))
         #expect(dry.stdout.contains("\(root)/usr/lib/sysusers.d/roundclock.conf"))
         #expect(!FileManager.default.fileExists(atPath: root), "a dry run creates nothing")
-        let real = try runScript("scripts/install.sh", ["--prefix=/usr", "--binary", CLIRun.binary.path], environment: ["DESTDIR": root])
+        let real = try await runScript("scripts/install.sh", ["--prefix=/usr", "--binary", CLIRun.binary.path], environment: ["DESTDIR": root])
         #expect(real.status == 0)
         let unit = try String(contentsOfFile: "\(root)/etc/systemd/system/roundclock.service", encoding: .utf8)
         #expect(unit.contains("\nExecStart=/usr/bin/roundclock run") && unit.contains("file:///usr/share/doc/roundclock/README.md"))
     }
 
-    @Test func refusesMissingBinaryAndUnknownOptions() throws {
-        let missing = try runScript("scripts/install.sh", ["--binary", "/nonexistent/roundclock"], environment: ["DESTDIR": temporaryFile("x")])
+    @Test func refusesMissingBinaryAndUnknownOptions() async throws {
+        let missing = try await runScript("scripts/install.sh", ["--binary", "/nonexistent/roundclock"], environment: ["DESTDIR": temporaryFile("x")])
         #expect(missing.status == 66 && missing.stderr.contains("no executable binary at /nonexistent/roundclock"))
-        let unknown = try runScript("scripts/install.sh", ["--frobnicate"], environment: ["DESTDIR": temporaryFile("x")])
+        let unknown = try await runScript("scripts/install.sh", ["--frobnicate"], environment: ["DESTDIR": temporaryFile("x")])
         #expect(unknown.status == 64)
     }
 
-    @Test func unitExposureAndVerify() throws {
-        let run = try runScript("Tests/systemd/check-unit.sh", [])
+    @Test func unitExposureAndVerify() async throws {
+        let run = try await runScript("Tests/systemd/check-unit.sh", [])
         if run.status == 77 { return } // systemd-analyze not installed: nothing to check here
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("ok: exposure"))
-        let strict = try runScript("Tests/systemd/check-unit.sh", [], environment: ["MAX_EXPOSURE": "0.1"])
+        let strict = try await runScript("Tests/systemd/check-unit.sh", [], environment: ["MAX_EXPOSURE": "0.1"])
         #expect(strict.status == 1 && strict.stdout.contains("is above 0.1"), "the check can fail")
     }
 }

@@ -19,14 +19,14 @@ import Testing
         try jsonLines(path).map(\.object).filter { $0["panel"] as? String == "time" }
     }
 
-    @Test func sigtermStopsGracefullyAndSavesTheState() throws {
+    @Test func sigtermStopsGracefullyAndSavesTheState() async throws {
         let dir = temporaryFile("state")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let (process, err) = try start(["run", "--simulate", "--program", "tabata", "--events", "0.1:start", "--state-dir", dir])
-        Thread.sleep(forTimeInterval: 1.5)
+        try await Task.sleep(for: .seconds(1.5))
         process.terminate() // SIGTERM
-        process.waitUntilExit()
+        await process.exited()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
         #expect(stderr.contains("info: stopped"))
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test(arguments: ["blank", "last"])
-    func sigtermLeavesTheConfiguredPictureInTheFramesFile(onShutdown: String) throws {
+    func sigtermLeavesTheConfiguredPictureInTheFramesFile(onShutdown: String) async throws {
         let config = temporaryFile("shutdown.toml"), frames = temporaryFile("shutdown.jsonl")
         defer { for p in [config, frames] { try? FileManager.default.removeItem(atPath: p) } }
         try "program = \"tabata\"\n[display]\non_shutdown = \"\(onShutdown)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -43,10 +43,10 @@ import Testing
         // Running (the first frames are out, so the signal handlers are installed), then SIGTERM.
         let deadline = Date().addingTimeInterval(20)
         func running() -> Bool { ((try? jsonLines(frames)) ?? []).contains { $0.object["state"] as? String == "running" } }
-        while !running(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 1.2)
+        while !running(), Date() < deadline { try await Task.sleep(for: .seconds(0.1)) }
+        try await Task.sleep(for: .seconds(1.2))
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(stderr)")
         let records = try jsonLines(frames).map(\.object)
@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    @Test func killMinus9MidRoundThenRestartShowsTheRightSecond() throws {
+    @Test func killMinus9MidRoundThenRestartShowsTheRightSecond() async throws {
         let dir = temporaryFile("state9")
         let first = temporaryFile("k1.jsonl"), second = temporaryFile("k2.jsonl")
         defer { for p in [dir, first, second] { try? FileManager.default.removeItem(atPath: p) } }
@@ -73,12 +73,12 @@ import Testing
         let launched = Date()
         let (process, _) = try start(["run", "--simulate", "--program", "countdown:1:00", "--events", "0.2:start",
                                       "--state-dir", dir, "--frames", first])
-        Thread.sleep(forTimeInterval: 2.7)
+        try await Task.sleep(for: .seconds(2.7))
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationReason == .uncaughtSignal)
         let restarted = Date()
-        let run = try CLIRun.run(["run", "--simulate", "--program", "countdown:1:00", "--state-dir", dir, "--until", "1.2", "--frames", second])
+        let run = try await CLIRun.run(["run", "--simulate", "--program", "countdown:1:00", "--state-dir", dir, "--until", "1.2", "--frames", second])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("resumed exactly (same boot)"))
         let lines = try timeLines(second)
@@ -91,18 +91,18 @@ import Testing
         #expect(lines.first?["state"] as? String == "running")
     }
 
-    @Test func badConfigExits78WithOneLine() throws {
+    @Test func badConfigExits78WithOneLine() async throws {
         let config = temporaryFile("bad.toml")
         defer { try? FileManager.default.removeItem(atPath: config) }
         try "program = \"boxen\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let run = try CLIRun.run(["run", "--simulate", "--config", config])
+        let run = try await CLIRun.run(["run", "--simulate", "--config", config])
         #expect(run.status == 78, "EX_CONFIG")
         #expect(run.stderr.contains(config) && run.stderr.contains("program") && run.stderr.contains("boxen"), "\(run.stderr)")
-        let missing = try CLIRun.run(["run", "--simulate", "--config", "/nonexistent/config.toml"])
+        let missing = try await CLIRun.run(["run", "--simulate", "--config", "/nonexistent/config.toml"])
         #expect(missing.status == 78 && missing.stderr.contains("/nonexistent/config.toml: cannot open"))
     }
 
-    @Test func readyIsSentToTheNotifySocketAfterTheFirstFrame() throws {
+    @Test func readyIsSentToTheNotifySocketAfterTheFirstFrame() async throws {
         let path = temporaryFile("notify.sock")
         defer { unlink(path) }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -125,7 +125,7 @@ import Testing
         let message = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
         #expect(message.contains("READY=1"), "got \(message)")
         #expect(message.contains("STATUS=showing 0:10 (ready)"))
-        process.waitUntilExit()
+        await process.exited()
         let stopping = recv(fd, &buffer, buffer.count, 0)
         #expect(stopping > 0 && String(decoding: buffer[0..<stopping], as: UTF8.self).contains("STOPPING=1"))
     }
