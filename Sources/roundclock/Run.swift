@@ -161,7 +161,10 @@ struct Run: AsyncParsableCommand {
             longPress: setup.config.buttons.longPress, brightness: setup.config.brightness,
             idleClockAfter: setup.config.idleClockAfter)
         if let saver {
-            let restored = saver.restore(now: start, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
+            // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
+            // before the devices were opened and initialised (tens of ms on a slow machine),
+            // and would put the restored anchor, and every later change, that much early.
+            let restored = saver.restore(now: clock.now, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
                                          resolve: setup.config.resolveProgram)
             if !setup.programGiven || restored.session.program.name == setup.program.name {
                 controller.restore(restored.session, at: start)
@@ -178,7 +181,10 @@ struct Run: AsyncParsableCommand {
         let heartbeat = LoopHeartbeat<ContinuousClock.Instant>()
         let stop: StopCondition<ContinuousClock.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
         var saveOnChange: (@Sendable (Session<ContinuousClock.Instant>, ContinuousClock.Instant) -> Void)?
-        if let saver { saveOnChange = { session, now in _ = saver.save(session, at: now) } }
+        // The anchor is saved by its distance from `at`, measured against CLOCK_BOOTTIME and
+        // CLOCK_REALTIME readings taken in save: read the clock there too, not the turn's
+        // `now`, which lies before the display commit (the saved anchor would be late by it).
+        if let saver { saveOnChange = { session, _ in _ = saver.save(session, at: clock.now) } }
         let loop = RenderLoop<ContinuousClock>(
             clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: members),
             wallTime: { _ in SystemWallClock.now() },
