@@ -126,7 +126,10 @@ struct Run: AsyncParsableCommand {
             longPress: setup.config.buttons.longPress, cadence: setup.config.cadence, brightness: setup.config.brightness,
             idleClockAfter: setup.config.idleClockAfter)
         if let saver {
-            let restored = saver.restore(now: start, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
+            // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
+            // before the devices were opened and initialised (tens of ms on a slow machine),
+            // and would put the restored anchor, and every later change, that much early.
+            let restored = saver.restore(now: clock.now, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
                                          resolve: setup.config.resolveProgram)
             if !setup.programGiven || restored.session.program.name == setup.program.name {
                 controller.restore(restored.session, at: start)
@@ -141,7 +144,10 @@ struct Run: AsyncParsableCommand {
         let heartbeat = LoopHeartbeat<C.Instant>()
         let stop: StopCondition<C.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
         var saveOnChange: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
-        if let saver { saveOnChange = { session, now in _ = saver.save(session, at: now) } }
+        // The anchor is saved by its distance from `at`, measured against CLOCK_BOOTTIME and
+        // CLOCK_REALTIME readings taken in save: read the clock there too, not the turn's
+        // `now`, which lies before the display commit (the saved anchor would be late by it).
+        if let saver { saveOnChange = { session, _ in _ = saver.save(session, at: clock.now) } }
         let loop = RenderLoop<C>(
             clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: members),
             wallTime: wallTime, stop: stop,

@@ -35,7 +35,9 @@ public struct StateSaver: Sendable {
     /// `resolve` maps the saved program name (preset, DSL line or custom name) to a program.
     /// No file, an unreadable file → ready with `fallback`, outcome `nil`. A corrupt or
     /// foreign file, or one naming an unknown program, is set aside with a warning.
-    public func restore<Instant>(now: Instant, fallback: Program, resumeAfterReboot: Bool,
+    /// `now` is evaluated right before CLOCK_BOOTTIME and CLOCK_REALTIME are read, after the
+    /// file was read and parsed, so the anchor is mapped through readings of one instant.
+    public func restore<Instant>(now: @autoclosure () -> Instant, fallback: Program, resumeAfterReboot: Bool,
                                  resolve: (String) -> Program?) -> (session: Session<Instant>, outcome: ResumeOutcome?) {
         let text: String?
         do {
@@ -58,9 +60,10 @@ public struct StateSaver: Sendable {
             setAside(because: error)
             return (Session(program: fallback), nil)
         }
+        let instant = now()
         let context = ResumeContext(bootID: readings.bootID, boottime: readings.boottime(), realtime: readings.realtime(),
                                     clockSynchronized: readings.clockSynchronized(), resumeAfterReboot: resumeAfterReboot)
-        let decision: (session: Session<Instant>, outcome: ResumeOutcome) = ResumeDecision.decide(saved, program: program, context: context, now: now)
+        let decision: (session: Session<Instant>, outcome: ResumeOutcome) = ResumeDecision.decide(saved, program: program, context: context, now: instant)
         logger.info("state: \(program.name) \(decision.outcome)")
         return (decision.session, decision.outcome)
     }

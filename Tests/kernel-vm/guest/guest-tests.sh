@@ -381,6 +381,291 @@ elif [ $HAVE_BIN = 1 ]; then
   skip d1 "roundclock bench buttons has no --gpio-sim yet"
 fi
 
+# ---------------------------------------------------------------------------------------
+# e. kill -9 mid-round and restart (persistence on the real kernel paths), then SIGTERM
+#    with on_shutdown = "blank"
+# ---------------------------------------------------------------------------------------
+# Follows a frames file with builtins only. Each new complete line goes to FL_LINE, and the
+# wall time ($EPOCHREALTIME in µs, read after the line was read) to FL_SEEN. A line cannot
+# be seen before it is written, so FL_SEEN[i] - t[i] is an upper bound on the wall time of
+# the run's t = 0; the smallest over all lines of a run is its estimate (see e2).
+fl_open() { FL_FILE=$1 FL_FD="" FL_PART="" FL_TTEXT=""; FL_LINE=(); FL_SEEN=(); }
+fl_poll() {
+  local line w
+  if [ -z "$FL_FD" ]; then
+    [ -f "$FL_FILE" ] || return 0
+    exec {FL_FD}< "$FL_FILE"
+  fi
+  while :; do
+    line=""
+    if IFS= read -r -u "$FL_FD" line; then
+      w=${EPOCHREALTIME/./}
+      line=$FL_PART$line FL_PART=""
+      FL_LINE+=("$line"); FL_SEEN+=($((10#$w)))
+      [[ $line =~ \"panel\":\ \"time\",\ \"text\":\ \"([^\"]*)\" ]] && FL_TTEXT=${BASH_REMATCH[1]}
+    else
+      FL_PART+=$line
+      return 0
+    fi
+  done
+}
+fl_close() { [ -n "$FL_FD" ] && exec {FL_FD}<&-; FL_FD=""; }
+# polls the frames file every 10 ms for $1 seconds (or until process $2 is gone)
+fl_follow() {
+  local w=${EPOCHREALTIME/./} s=${1%.*} f=${1#*.}
+  [ "$f" = "$1" ] && f=0
+  f=${f}000000
+  local end=$((10#$w + 10#$s * 1000000 + 10#${f:0:6}))
+  while fl_poll; w=${EPOCHREALTIME/./}; [ $((10#$w)) -lt $end ]; do
+    [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && return 0
+    snooze 0.01
+  done
+}
+# " 0:27" -> VAL=27 (seconds shown), else VAL=-1
+val_of() { if [[ $1 =~ ^\ *([0-9]+):([0-9][0-9])$ ]]; then VAL=$((10#${BASH_REMATCH[1]} * 60 + 10#${BASH_REMATCH[2]})); else VAL=-1; fi; }
+# frames "t" (seconds, up to 6 decimals) -> TUS in µs
+t_us() { local s=${1%.*} f=${1#*.}000000; TUS=$((10#$s * 1000000 + 10#${f:0:6})); }
+ms() { local v=$1 s=""; [ "$v" -lt 0 ] && { s=-; v=$((-v)); }; printf '%s%d.%d' "$s" $((v / 1000)) $((v % 1000 / 100)); }   # µs -> ms, 1 decimal
+# Analyses a followed run (arrays of lines and seen times): AN_S = wall time (µs) of its
+# t = 0 (the smallest seen - t); AN_T0, AN_TEXT0, AN_STATE0 = its first time-panel frame;
+# AN_V[k], AN_C[k] = each later change of the time panel: value shown, and t in µs.
+analyse_run() {
+  local -n lines=$1 seen=$2
+  local i line prev="" first=1 d
+  AN_S="" AN_T0="" AN_TEXT0="" AN_STATE0="" AN_V=() AN_C=() AN_TEXTS=""
+  for i in "${!lines[@]}"; do
+    line=${lines[$i]}
+    [[ $line =~ ^\{\"t\":\ ([0-9]+\.[0-9]+) ]] || continue
+    t_us "${BASH_REMATCH[1]}"
+    d=$((seen[i] - TUS))
+    { [ -z "$AN_S" ] || [ $d -lt "$AN_S" ]; } && AN_S=$d
+    [[ $line =~ \"panel\":\ \"time\",\ \"text\":\ \"([^\"]*)\".*\"state\":\ \"([a-z]+)\" ]] || continue
+    local text=${BASH_REMATCH[1]} state=${BASH_REMATCH[2]}
+    if [ $first = 1 ]; then
+      first=0 AN_T0=$TUS AN_TEXT0=$text AN_STATE0=$state
+    elif [ "$text" != "$prev" ]; then
+      val_of "$text"; AN_V+=("$VAL"); AN_C+=("$TUS")
+    fi
+    [ "$text" != "$prev" ] && AN_TEXTS="$AN_TEXTS$text|"
+    prev=$text
+  done
+}
+
+if [ $HAVE_BIN = 1 ] && has_subcommand run; then
+  [ -n "${help_run:-}" ] || help_run=$("$BINARY" help run 2>&1)
+  if [[ $help_run != *--state-dir* || $help_run != *--config* ]]; then
+    skip e1 "roundclock run has no --state-dir/--config yet: restart after kill -9 not tested"
+  elif [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then
+    fail e1 "restart after kill -9 not run: simulators missing (see a1-a3)"
+  else
+    write_board /tmp/board.toml
+    E_STATE=/tmp/e-state E_CFG=/tmp/e-config.toml E1=/tmp/e-run1.jsonl E2=/tmp/e-run2.jsonl
+    rm -rf "$E_STATE" "$E1" "$E2"; mkdir -p "$E_STATE"
+    printf '# kernel-VM test config (e1-e3)\n[display]\non_shutdown = "blank"\n' > "$E_CFG"
+    cp "$E_CFG" "$ART/e-config.toml"
+    E_RUN=(run --board /tmp/board.toml --program countdown:0:30 --config "$E_CFG" --state-dir "$E_STATE")
+    for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
+    mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+    START_USED='[(]GPIO17 *[|]roundclock'
+    TOL=50000 LATE_MAX=250000 ANCHOR_TOL=5000   # µs; see the README (e1, e2)
+
+    # --- first run: READY, START, a few seconds shown, then kill -9 ------------------------
+    log "e: starting roundclock ${E_RUN[*]} --frames $E1"
+    LAUNCH1=$(now)
+    "$BINARY" "${E_RUN[@]}" --frames "$E1" > "$ART/e-run1.out" 2>&1 &
+    P1=$!
+    fl_open "$E1"
+    ready=0
+    for ((i = 0; i < 3000; i++)); do
+      fl_poll
+      if [ -n "$FL_TTEXT" ]; then
+        read -r -d '' dbg < /sys/kernel/debug/gpio
+        [[ $dbg =~ $START_USED ]] && { ready=1; break; }
+      fi
+      kill -0 $P1 2>/dev/null || break
+      snooze 0.02
+    done
+    rc1="" KILL1="" E_NOTE=""
+    if [ $ready = 1 ]; then
+      log "e: first run READY $(secs "$LAUNCH1" "$(now)") s after launch, showing \"$FL_TTEXT\"; pressing START"
+      echo pull-down > "$SYS/sim_gpio17/pull"
+      fl_follow 0.2
+      echo pull-up > "$SYS/sim_gpio17/pull"
+      # four changes (0:30 -> 0:26), then 0.4 s more, so that the kill comes mid-second
+      for ((i = 0; i < 2000; i++)); do
+        fl_poll; val_of "$FL_TTEXT"
+        [ "$VAL" -ge 0 ] && [ "$VAL" -le 26 ] && break
+        kill -0 $P1 2>/dev/null || break
+        snooze 0.01
+      done
+      fl_follow 0.4 $P1
+      KILL1=$(now)
+      kill -9 $P1 2>/dev/null
+      wait $P1; rc1=$?
+      log "e: kill -9 of the first run at \"$FL_TTEXT\", $(secs "$LAUNCH1" "$KILL1") s after launch (exit $rc1)"
+    else
+      kill -9 $P1 2>/dev/null; wait $P1
+      E_NOTE="the first run did not reach READY (first frame: ${FL_TTEXT:-none})"
+    fi
+    fl_poll; fl_close
+    # shellcheck disable=SC2034 # read through namerefs in analyse_run
+    R1_LINE=("${FL_LINE[@]}") R1_SEEN=("${FL_SEEN[@]}")
+    STATE1=""; [ -f "$E_STATE/state" ] && read -r -d '' STATE1 < "$E_STATE/state"
+
+    # --- second run: same config and state directory, then SIGTERM -------------------------
+    rc2="" TERM2=""
+    if [ -n "$KILL1" ]; then
+      LAUNCH2=$(now)
+      "$BINARY" "${E_RUN[@]}" --frames "$E2" > "$ART/e-run2.out" 2>&1 &
+      P2=$!
+      fl_open "$E2"
+      for ((i = 0; i < 3000; i++)); do
+        fl_poll; [ -n "$FL_TTEXT" ] && break
+        kill -0 $P2 2>/dev/null || break
+        snooze 0.01
+      done
+      val_of "$FL_TTEXT"; v0=$VAL
+      log "e: second run shows \"$FL_TTEXT\" $(secs "$LAUNCH2" "$(now)") s after launch, $(secs "$KILL1" "$(now)") s after the kill"
+      # four changes, then 0.4 s more; at most 10 s (a run that did not resume stays at 0:30)
+      for ((i = 0; i < 1000; i++)); do
+        fl_poll; val_of "$FL_TTEXT"
+        [ "$v0" -ge 0 ] && [ "$VAL" -ge 0 ] && [ "$VAL" -le $((v0 - 4)) ] && break
+        kill -0 $P2 2>/dev/null || break
+        snooze 0.01
+      done
+      fl_follow 0.4 $P2
+      TERM2=$(now)
+      kill -TERM $P2 2>/dev/null
+      for ((i = 0; i < 3000; i++)); do kill -0 $P2 2>/dev/null || break; snooze 0.01; done
+      STOPPED2=$(now)
+      kill -0 $P2 2>/dev/null && { kill -9 $P2; E_NOTE="the second run was still running 30 s after SIGTERM (killed)"; }
+      wait $P2; rc2=$?
+      fl_poll; fl_close
+      log "e: SIGTERM at \"$FL_TTEXT\"; the second run exited $rc2 after $(secs "$TERM2" "$STOPPED2") s"
+    else
+      fl_open "$E2"
+    fi
+    # shellcheck disable=SC2034 # read through namerefs in analyse_run
+    R2_LINE=("${FL_LINE[@]}") R2_SEEN=("${FL_SEEN[@]}")
+    declare -A E_RAM=()
+    for a in 0x70 0x71 0x72; do E_RAM[$a]=$(read_ram $a); done
+    STATE2=""; [ -f "$E_STATE/state" ] && read -r -d '' STATE2 < "$E_STATE/state"
+    cp "$E1" "$ART/e-run1.jsonl" 2>/dev/null; cp "$E2" "$ART/e-run2.jsonl" 2>/dev/null
+    echo "    first run's output:"; indent < "$ART/e-run1.out"
+    echo "    state file after the kill -9:"; echo -n "$STATE1" | indent
+    [ -f "$ART/e-run2.out" ] && { echo "    second run's output:"; indent < "$ART/e-run2.out"; }
+    echo "    state file after SIGTERM:"; echo -n "$STATE2" | indent
+
+    # --- analysis ---------------------------------------------------------------------------
+    # Both runs count t from their own start; the wall time of each run's t = 0 (S1, S2) is
+    # estimated from when the test saw the lines (upper bound, see fl_open). A change to the
+    # value v at wall time S + t lies on the boundary "end of the round - v s"; so
+    # S + t + v s is the same for every change, up to the lateness of that change.
+    analyse_run R1_LINE R1_SEEN
+    S1=$AN_S V1=("${AN_V[@]}") C1=("${AN_C[@]}") TEXTS1=$AN_TEXTS
+    analyse_run R2_LINE R2_SEEN
+    S2=$AN_S V2=("${AN_V[@]}") C2=("${AN_C[@]}") TEXTS2=$AN_TEXTS T20=$AN_T0 TEXT20=$AN_TEXT0 STATE20=$AN_STATE0
+    val_of "$TEXT20"; V20=$VAL
+    echo "    first run, time panel: $TEXTS1"
+    echo "    second run, time panel: $TEXTS2"
+    # the first run's boundaries: END1 = the wall time its round ends (µs), from its least
+    # late change; the others' lateness relative to that one
+    END1="" late1=""
+    for k in "${!V1[@]}"; do
+      [ "${V1[$k]}" -ge 0 ] || continue
+      b=$((S1 + C1[k] + V1[k] * 1000000))
+      { [ -z "$END1" ] || [ $b -lt "$END1" ]; } && END1=$b
+    done
+    for k in "${!V1[@]}"; do [ "${V1[$k]}" -ge 0 ] && late1="$late1 $(ms $((S1 + C1[k] + V1[k] * 1000000 - END1)))"; done
+    echo "    first run: ${#V1[@]} changes; each one's offset from the least late, ms:${late1:- none}"
+    # information: the anchor in the state file (CLOCK_REALTIME) + 30 s against END1
+    if [[ $STATE1 =~ anchor_realtime_ns=([0-9]+) ]] && [ -n "$END1" ]; then
+      a=${BASH_REMATCH[1]}
+      echo "    state file: anchor_realtime + 0:30 - END1 = $(ms $((a / 1000 + 30000000 - END1))) ms (information)"
+    fi
+    # information: the estimates of S against the frames files' mtime (coarse kernel time of
+    # the last write, at most one tick behind it)
+    for r in 1 2; do
+      f=/tmp/e-run$r.jsonl; [ -f "$f" ] || continue
+      mt=$(date -r "$f" +%s%N 2>/dev/null) || continue
+      last=""; while IFS= read -r line; do [[ $line =~ ^\{\"t\":\ ([0-9]+\.[0-9]+) ]] && last=${BASH_REMATCH[1]}; done < "$f"
+      [ -n "$last" ] || continue
+      t_us "$last"; sv=S$r
+      echo "    run $r: t = 0 estimated from the polling minus from the file's mtime: $(ms $(( ${!sv} - (mt / 1000 - TUS) ))) ms (information)"
+    done
+
+    # e1: the second run's first picture shows the right second
+    verdict1=""
+    if [ -n "$E_NOTE" ]; then verdict1=$E_NOTE
+    elif [ "$rc1" != 137 ]; then verdict1="the first run exited $rc1 on kill -9, not 137"
+    elif [ -z "$END1" ] || [ ${#V1[@]} -lt 3 ]; then verdict1="the first run showed fewer than 3 changes: $TEXTS1"
+    elif [[ $STATE1 != *state=running* ]]; then verdict1="the state file after the kill is not a running session"
+    elif [ -z "$T20" ]; then verdict1="the second run wrote no time-panel frame"
+    elif ! grep -q "resumed exactly (same boot)" "$ART/e-run2.out"; then verdict1="the second run did not log \"resumed exactly (same boot)\""
+    else
+      W2=$((S2 + T20)) rem=$((END1 - S2 - T20))
+      n=$((rem / 1000000)) frac=$((rem % 1000000))
+      want=$n; [ $frac -gt 0 ] && want=$((n + 1))
+      ok="$want"
+      [ $frac -lt $TOL ] && ok="$n $((n + 1))"
+      [ $frac -gt $((1000000 - TOL)) ] && ok="$((n + 1)) $((n + 2))"
+      info="first frame \"$TEXT20\" ($STATE20) at t=$(ms $((T20 / 1000)))s, $(ms $(( (W2 - ${KILL1/./}) ))) ms after the kill; the first run's round has $(ms $((rem / 1000)))s left then, so $want expected"
+      [ "$ok" != "$want" ] && info="$info (within 50 ms of a boundary: $ok accepted)"
+      if [ "$STATE20" = running ] && [[ " $ok " == *" $V20 "* ]]; then verdict1="ok: $info"
+      else verdict1="$info"; fi
+    fi
+    echo "    e1: $verdict1"
+    [ "${verdict1#ok}" != "$verdict1" ]
+    ok_if $? e1 "restart after kill -9 mid-round: the second run's first picture shows the right second (${verdict1#ok: })"
+
+    # e2: the second run's changes land on the first run's boundaries
+    verdict2="" deltas="" dmin="" dmax="" seq_ok=1 prev=""
+    for k in "${!V2[@]}"; do
+      [ -n "$prev" ] && [ "${V2[$k]}" -ne $((prev - 1)) ] && seq_ok=0
+      prev=${V2[$k]}
+      [ -n "$END1" ] || continue
+      d=$((S2 + C2[k] + V2[k] * 1000000 - END1))
+      deltas="$deltas $(ms $d)"
+      { [ -z "$dmin" ] || [ $d -lt "$dmin" ]; } && dmin=$d
+      { [ -z "$dmax" ] || [ $d -gt "$dmax" ]; } && dmax=$d
+    done
+    # the anchor (CLOCK_BOOTTIME) the first run saved at START against the one the second
+    # run saved on SIGTERM from its restored session: the same instant, up to the gap between
+    # the clock readings paired in save and restore (µs; a few ms under TCG at most)
+    anchor_d=""
+    [[ $STATE1 =~ anchor_boottime_ns=([0-9]+) ]] && a1=${BASH_REMATCH[1]} &&
+      [[ $STATE2 =~ anchor_boottime_ns=([0-9]+) ]] && anchor_d=$(( (BASH_REMATCH[1] - a1) / 1000 ))
+    if [ -n "$E_NOTE" ] || [ -z "$END1" ]; then verdict2="${E_NOTE:-no boundaries from the first run}"
+    elif [ -z "$anchor_d" ]; then verdict2="no anchor_boottime_ns in the state file after the kill or after SIGTERM"
+    elif [ "${anchor_d#-}" -gt $ANCHOR_TOL ]; then verdict2="the anchor saved after the restart differs from the first run's by $(ms "$anchor_d") ms"
+    elif [ ${#V2[@]} -lt 3 ]; then verdict2="the second run showed fewer than 3 changes: $TEXTS2"
+    elif [ $seq_ok = 0 ] || [ "${V2[0]}" -ne $((V20 - 1)) ]; then verdict2="the second run's changes skip or repeat a second: $TEXTS2"
+    elif [ "$dmin" -lt -$TOL ] || [ "$dmin" -gt $TOL ]; then verdict2="${#V2[@]} changes, offsets from the first run's boundaries$deltas ms: the least late is outside +-50 ms"
+    elif [ "$dmax" -gt $LATE_MAX ]; then verdict2="${#V2[@]} changes, offsets from the first run's boundaries$deltas ms: one is later than $((LATE_MAX / 1000)) ms"
+    else verdict2="ok: ${#V2[@]} changes, offsets from the first run's boundaries$deltas ms (least late within +-50 ms, none later than $((LATE_MAX / 1000)) ms); saved anchors differ by $(ms "$anchor_d") ms"; fi
+    echo "    e2: $verdict2"
+    [ "${verdict2#ok}" != "$verdict2" ]
+    ok_if $? e2 "after the restart each change lands on the first run's whole-second boundaries (${verdict2#ok: })"
+
+    # e3: SIGTERM with on_shutdown = "blank": exit 0, all three chips' RAM zero
+    zeros=00000000000000000000000000000000 lit=0
+    for line in "${R2_LINE[@]}"; do [[ $line =~ \"ram\":\ \"([0-9a-f]+)\" ]] && [ "${BASH_REMATCH[1]}" != $zeros ] && lit=1; done
+    errors=""
+    [ -f "$ART/e-run2.out" ] && while IFS= read -r line; do [[ ${line,,} == error:* || ${line,,} == *": error:"* ]] && errors="$errors${errors:+; }$line"; done < "$ART/e-run2.out"
+    for a in 0x70 0x71 0x72; do echo "    $a after SIGTERM: i2c-stub ${E_RAM[$a]:-no answer}"; done
+    if [ -z "$TERM2" ]; then verdict3="${E_NOTE:-no second run}"
+    elif [ "$rc2" != 0 ]; then verdict3="exit $rc2 after SIGTERM"
+    elif [ -n "$errors" ]; then verdict3="exit 0 but logged errors: $errors"
+    elif [ $lit = 0 ]; then verdict3="the panels were never lit, so blank proves nothing"
+    elif [ "${E_RAM[0x70]}" != $zeros ] || [ "${E_RAM[0x71]}" != $zeros ] || [ "${E_RAM[0x72]}" != $zeros ]; then verdict3="exit 0, but the RAM is not all zero"
+    else verdict3="ok: exit 0 $(secs "$TERM2" "$STOPPED2") s after SIGTERM, RAM of 0x70 0x71 0x72 all zero"; fi
+    [ "${verdict3#ok}" != "$verdict3" ]
+    ok_if $? e3 "SIGTERM with on_shutdown = \"blank\": run exits 0 and leaves all three panels blank (${verdict3#ok: })"
+  fi
+elif [ $HAVE_BIN = 1 ]; then
+  skip e1 "roundclock has no 'run' subcommand yet"
+fi
+
 if [ $FAILS -gt 0 ]; then
   echo "guest: kernel log (last 25 lines):"
   dmesg | tail -25 | indent
