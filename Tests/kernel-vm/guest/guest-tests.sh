@@ -441,6 +441,9 @@ analyse_run() {
     { [ -z "$AN_S" ] || [ $d -lt "$AN_S" ]; } && AN_S=$d
     [[ $line =~ \"panel\":\ \"time\",\ \"text\":\ \"([^\"]*)\".*\"state\":\ \"([a-z]+)\" ]] || continue
     local text=${BASH_REMATCH[1]} state=${BASH_REMATCH[2]}
+    # an all-blank time panel is the shutdown picture (on_shutdown = "blank", recorded in
+    # the frames file since run commits it like any frame), not a change of the countdown
+    [[ $text =~ ^\ *$ ]] && continue
     if [ $first = 1 ]; then
       first=0 AN_T0=$TUS AN_TEXT0=$text AN_STATE0=$state
     elif [ "$text" != "$prev" ]; then
