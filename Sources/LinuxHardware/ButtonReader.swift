@@ -49,6 +49,7 @@ public final class ButtonReader: @unchecked Sendable {
         lockoutNanoseconds = UInt64(lockout.components.seconds) * 1_000_000_000 + UInt64(lockout.components.attoseconds / 1_000_000_000)
         self.poll = poll
         self.onFailure = onFailure
+        (endedByFailure, endedContinuation) = AsyncStream.makeStream(of: ButtonFailure.self, bufferingPolicy: .bufferingNewest(1))
         self.handler = handler
     }
 
@@ -56,6 +57,11 @@ public final class ButtonReader: @unchecked Sendable {
         let ready = Glibc.poll(&fds, nfds_t(fds.count), timeout)
         return (ready, ready < 0 ? errno : 0)
     }
+
+    /// Yields once, and finishes, if the reader thread ends on its own (a poll(2) failure,
+    /// or every line failed): `ButtonService` then fails so systemd restarts the service.
+    public let endedByFailure: AsyncStream<ButtonFailure>
+    private let endedContinuation: AsyncStream<ButtonFailure>.Continuation
 
     /// Whether the reader thread was started and not yet stopped (it may have ended on
     /// a poll failure; `stop()` still joins it).
@@ -116,7 +122,10 @@ public final class ButtonReader: @unchecked Sendable {
             if polled.ready < 0 {
                 if polled.errno == EINTR { continue }
                 let names = lines.map { "\($0.button.rawValue) \($0.line)" }.joined(separator: ", ")
-                onFailure(.reader(SystemError(device: "button lines \(names)", operation: "poll", errno: polled.errno)))
+                let failure = ButtonFailure.reader(SystemError(device: "button lines \(names)", operation: "poll", errno: polled.errno))
+                onFailure(failure)
+                endedContinuation.yield(failure)
+                endedContinuation.finish()
                 return
             }
             if pollfds[lines.count].revents != 0 { return }
@@ -135,6 +144,13 @@ public final class ButtonReader: @unchecked Sendable {
                     // Without this, poll(2) would return at once forever: a busy loop.
                     fail(i, Self.pollError(revents, line: lines[i].line))
                 }
+            }
+            if !lines.isEmpty, dead.allSatisfy({ $0 }) {
+                // Nothing left to read (e.g. the GPIO chip was removed): end, so the
+                // service fails and is restarted, rather than idle without buttons.
+                endedContinuation.yield(.allLinesFailed(lines.count))
+                endedContinuation.finish()
+                return
             }
             let later = monotonicNanoseconds()
             for i in lines.indices where !dead[i] && (state[i].recheckAt ?? .max) <= later {

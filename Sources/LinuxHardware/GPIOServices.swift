@@ -4,7 +4,8 @@ import ServiceLifecycle
 /// The buttons as a swift-service-lifecycle `Service`: `run()` starts the reader thread,
 /// waits for graceful shutdown (SIGTERM/SIGINT through the service group) or
 /// cancellation, then stops and joins the thread. A reader that cannot start (pipe(2),
-/// pthread_create(3)) fails the service with the error.
+/// pthread_create(3)), or whose thread ends on its own (poll(2) failed, every line failed),
+/// fails the service with the error: `run` then exits non-zero and systemd restarts it.
 public struct ButtonService: Service {
     public let reader: ButtonReader
     public init(reader: ButtonReader) { self.reader = reader }
@@ -12,7 +13,21 @@ public struct ButtonService: Service {
     public func run() async throws {
         try reader.start()
         defer { reader.stop() }
-        try? await gracefulShutdown() // returns on graceful shutdown, throws on cancellation
+        let ended = reader.endedByFailure
+        let failure = await withTaskGroup(of: ButtonFailure?.self) { group in
+            group.addTask {
+                try? await gracefulShutdown() // returns on graceful shutdown, throws on cancellation
+                return nil
+            }
+            group.addTask {
+                for await failure in ended { return failure }
+                return nil // finished without a failure, or cancelled
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let failure { throw failure }
     }
 }
 

@@ -143,6 +143,27 @@ final class Seen: Sendable {
         #expect(seen.edges == [Edge(button: .start, pressed: true)], "nothing is read after shutdown")
     }
 
+    @Test func aReaderEndedByAPollFailureFailsTheService() async throws {
+        let seen = Seen()
+        let reader = seen.reader([(.start, start)]) { _, _ in (-1, ENOMEM) }
+        let expected = ButtonFailure.reader(SystemError(device: "button lines start start-line", operation: "poll", errno: ENOMEM))
+        await #expect(throws: expected, "run exits non-zero, so systemd restarts the service") {
+            try await ButtonService(reader: reader).run()
+        }
+        #expect(!reader.isRunning, "joined")
+    }
+
+    @Test func everyLineFailingFailsTheService() async throws {
+        let seen = Seen()
+        let reader = seen.reader([(.start, start), (.stop, stop)])
+        let service = Task { try await ButtonService(reader: reader).run() }
+        start.send("e")
+        stop.send("e")
+        await #expect(throws: ButtonFailure.allLinesFailed(2)) { try await service.value }
+        #expect(seen.failures.count == 2, "each line reported first")
+        #expect(ButtonFailure.allLinesFailed(2).description == "all 2 button lines failed; button reader stopped")
+    }
+
     @Test func buttonServiceCancelledStopsTheReader() async throws {
         let seen = Seen()
         let reader = seen.reader([(.start, start)])
