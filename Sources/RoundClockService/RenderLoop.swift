@@ -83,7 +83,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var shown: Face?
         var nextScripted = 0
         var finishedAt: C.Instant?
-        var retryAt: C.Instant?
         var retryPending = false
         var precomputed: (at: C.Instant, face: Face, status: Status)?
         while !Task.isCancelled {
@@ -94,21 +93,25 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 inputs.append(script[nextScripted])
                 nextScripted += 1
             }
+            // One display attempt: commits `face`, reports it, and notes whether it showed.
+            var attemptedAt: Duration?
+            var retryAfter: Duration?
+            func attempt(_ face: Face, status: Status) async {
+                let (update, at) = await commit(face, status: status)
+                attemptedAt = at
+                retryAfter = update.retryAfter
+                if update.retryAfter != nil {
+                    heartbeat?.displayFailed(at: now)
+                } else {
+                    shown = face
+                    heartbeat?.committed()
+                }
+            }
             // Fast path (DESIGN: the frame is precomputed before the sleep): nothing
             // arrived and the frame due at this deadline is known, so commit it first;
             // the full turn below follows and corrects it if anything differs.
-            var fastCommitAt: Duration?
-            var fastRetry: Duration?
             if inputs.isEmpty, !retryPending, let next = precomputed, next.at <= now, next.face != shown {
-                let (update, at) = await commit(next.face, status: next.status)
-                fastCommitAt = at
-                if let wait = update.retryAfter {
-                    fastRetry = wait
-                    heartbeat?.displayFailed(at: now)
-                } else {
-                    shown = next.face
-                    heartbeat?.committed()
-                }
+                await attempt(next.face, status: next.status)
             }
             precomputed = nil
             var occurrences: [Occurrence<C.Instant>] = []
@@ -116,23 +119,13 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             occurrences += controller.advance(to: now)
 
             let face = controller.face(at: now, wallTime: wallTime(now))
-            var reportAt = fastCommitAt ?? start.duration(to: now)
-            retryAt = nil
-            if let wait = fastRetry {
-                retryAt = now.advanced(by: wait) // one display attempt per turn
-                retryPending = true
-            } else if face != shown || retryPending {
-                let update: DisplayUpdate
-                (update, reportAt) = await commit(face, status: controller.status(at: now))
-                if let wait = update.retryAfter {
-                    retryAt = now.advanced(by: wait)
-                    heartbeat?.displayFailed(at: now)
-                } else {
-                    shown = face
-                    heartbeat?.committed()
-                }
-                retryPending = update.retryAfter != nil
+            // At most one display attempt per turn: after a failed fast one, wait for the retry.
+            if retryAfter == nil, face != shown || retryPending {
+                await attempt(face, status: controller.status(at: now))
             }
+            let reportAt = attemptedAt ?? start.duration(to: now)
+            let retryAt = retryAfter.map { now.advanced(by: $0) }
+            retryPending = retryAfter != nil
             var changed = false
             for occurrence in occurrences {
                 switch occurrence {
