@@ -43,3 +43,16 @@ func deviceNodes(prefix: String) -> [(path: String, number: Int)] {
     }
     return found.sorted { $0.1 < $1.1 }
 }
+
+/// Writes `value` to a sysfs attribute (e.g. a gpio-sim line's `pull`) in one write(2);
+/// errors name the path and errno.
+public func writeSysfsAttribute(_ path: String, _ value: String) throws(SystemError) {
+    let opened = retryingEINTR { open(path, O_WRONLY | O_CLOEXEC) }
+    guard opened.result >= 0 else { throw SystemError(device: path, operation: "open", errno: opened.errno) }
+    defer { close(opened.result) }
+    let bytes = Array(value.utf8)
+    let written = retryingEINTR { Int32(truncatingIfNeeded: write(opened.result, bytes, bytes.count)) }
+    guard written.result == Int32(bytes.count) else {
+        throw SystemError(device: path, operation: "write \"\(value)\"", errno: written.result < 0 ? written.errno : EIO)
+    }
+}

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import LinuxHardware
 import RoundClockCore
 import RoundClockService
@@ -30,7 +27,7 @@ public struct GPIOSimButtons: Sendable {
 
     /// Presses (pull-down) or releases (pull-up) a simulated button.
     func set(_ button: Button, pressed: Bool) throws(SystemError) {
-        try writeAttribute("\(sysfs)/sim_gpio\(offset(button))/pull", pressed ? "pull-down" : "pull-up")
+        try writeSysfsAttribute("\(sysfs)/sim_gpio\(offset(button))/pull", pressed ? "pull-down" : "pull-up")
     }
 
     /// The reader of `run`, on the two lines; each delivered edge is recorded, then posted.
@@ -65,15 +62,4 @@ final class EdgeLog: Sendable {
     var firstFailure: ButtonFailure? { failures.withLock { $0.first } }
     /// The latest press of `button`.
     func lastPress(of button: Button) -> KernelEdge? { edges.withLock { $0.last { $0.button == button && $0.pressed } } }
-}
-
-/// Writes `value` to a sysfs attribute; errors name the path and errno.
-func writeAttribute(_ path: String, _ value: String) throws(SystemError) {
-    let fd = open(path, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SystemError(device: path, operation: "open", errno: errno) }
-    defer { close(fd) }
-    let bytes = Array(value.utf8)
-    var written = -1
-    repeat { written = write(fd, bytes, bytes.count) } while written < 0 && errno == EINTR
-    guard written == bytes.count else { throw SystemError(device: path, operation: "write \"\(value)\"", errno: written < 0 ? errno : EIO) }
 }
