@@ -45,7 +45,7 @@ let package = Package(
             dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
         // Timing and cost benchmarks (`roundclock bench`): our loop against naive ones, same run.
-        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "Simulation", "HT16K33", "LinuxHardware"]),
+        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Simulation", "HT16K33", "LinuxHardware"]),
         // The `roundclock` command: parses arguments, picks backends, nothing else.
         .executableTarget(
             name: "roundclock",

@@ -1,19 +1,15 @@
 import HT16K33
+import RoundClockConfig
 import RoundClockService
 import Simulation
 
-/// The simulator's board (time seg7x4 0x70, round seg7x4 0x71, phase seg14x4 0x72):
-/// emulated HT16K33 chips behind the real driver and `BoardDisplay`, as `simulate`
-/// assembles it. Each approach in a run gets its own board.
+/// The simulator's board (the built-in boards/simulator.toml: time seg7x4 0x70, round
+/// seg7x4 0x71, phase seg14x4 0x72): emulated HT16K33 chips behind the real driver and
+/// `BoardDisplay`, as `simulate` assembles it. Each approach in a run gets its own board.
 public enum BenchBoard {
-    public static let panels = [
-        PanelSpec(role: .time, kind: .seg7x4, address: 0x70),
-        PanelSpec(role: .round, kind: .seg7x4, address: 0x71),
-        PanelSpec(role: .phase, kind: .seg14x4, address: 0x72),
-    ]
-
     /// A started board (start-up sequence already written).
     public static func make() async throws -> BoardDisplay<EmulatedHT16K33> {
+        let panels = try BoardFile.simulator().panels
         let display = BoardDisplay(specs: panels, devices: panels.map { EmulatedHT16K33(name: "bench", address: $0.address) })
         if let failure = await display.start().first { throw BenchBoardError(event: failure) }
         return display

@@ -90,8 +90,7 @@ struct Run: AsyncParsableCommand {
     where C.Duration == Duration, C.Instant: Sendable {
         let start = clock.now
         let wallTime = SimulatedWallTime.source(start: start, startWall: setup.startWall, virtual: virtual)
-        let chips = setup.board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(setup.board.i2cBus)", address: $0.address) }
-        let display = BoardDisplay(specs: setup.board.panels, devices: chips, brightness: setup.config.brightness.level(at: wallTime(start)))
+        let display = BoardDisplay(specs: setup.board.panels, devices: setup.board.emulatedChips(), brightness: setup.config.brightness.level(at: wallTime(start)))
         try await serve(setup, display: display, clock: clock, start: start, wallTime: wallTime, hardware: nil, inbox: ButtonInbox(), logger: logger)
     }
 

@@ -19,8 +19,7 @@ struct SimulationPlan {
     func run<C: Clock & Sendable>(clock: C, decimals: Int) async throws -> SimulationSummary
     where C.Duration == Duration, C.Instant: Sendable {
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
-        let chips = board.panels.map { EmulatedHT16K33(name: "sim-i2c-\(board.i2cBus)", address: $0.address) }
-        let display = BoardDisplay(specs: board.panels, devices: chips)
+        let display = BoardDisplay(specs: board.panels, devices: board.emulatedChips())
         for event in await display.start() { printError("\(event)") }
         let startup = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
 
@@ -94,5 +93,13 @@ struct SimulationSummary: CustomStringConvertible {
     private func fixed(_ x: Double) -> String {
         let hundredths = Int((x * 100).rounded())
         return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+    }
+}
+
+extension Board {
+    /// One emulated HT16K33 per panel, at the panel's address on the board's bus: what
+    /// `simulate` and `run --simulate` put below the real driver.
+    func emulatedChips() -> [EmulatedHT16K33] {
+        panels.map { EmulatedHT16K33(name: "sim-i2c-\(i2cBus)", address: $0.address) }
     }
 }
