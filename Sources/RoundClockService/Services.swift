@@ -21,7 +21,7 @@ public struct RenderService<C: Clock & Sendable>: Service where C.Duration == Du
     public func run() async throws {
         let loop = self.loop
         let initial = controller
-        let final = try await cancelWhenGracefulShutdown { await loop.run(initial) }
+        let final = await cancelWhenGracefulShutdown { await loop.run(initial) }
         await finished(final)
     }
 }
@@ -32,6 +32,6 @@ public struct WatchdogService<C: Clock & Sendable>: Service where C.Duration == 
     public init(feeder: WatchdogFeeder<C>) { self.feeder = feeder }
     public func run() async throws {
         let feeder = self.feeder
-        try await cancelWhenGracefulShutdown { await feeder.run() }
+        await cancelWhenGracefulShutdown { await feeder.run() }
     }
 }
