@@ -44,7 +44,8 @@ func deviceNodes(prefix: String) -> [(path: String, number: Int)] {
     return found.sorted { $0.1 < $1.1 }
 }
 
-/// Writes `value` to a sysfs attribute (e.g. a gpio-sim line's `pull`) in one write(2);
+/// Writes `value` to a sysfs or procfs attribute (a gpio-sim line's `pull`,
+/// /proc/TID/timerslack_ns) in one write(2);
 /// errors name the path and errno.
 public func writeSysfsAttribute(_ path: String, _ value: String) throws(SystemError) {
     let opened = retryingEINTR { open(path, O_WRONLY | O_CLOEXEC) }

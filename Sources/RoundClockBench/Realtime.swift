@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LinuxHardware
 
 /// `--fifo`: SCHED_FIFO and 1 ns timer slack for the threads that run the loops, when the
 /// process is allowed to (CAP_SYS_NICE or an RLIMIT_RTPRIO). Both are per-thread settings
@@ -30,16 +31,8 @@ public enum Realtime {
         var param = sched_param(sched_priority: priority)
         for tid in SystemInfo.threadIDs() where !excluding.contains(tid) {
             if sched_setscheduler(tid, SCHED_FIFO, &param) == 0 { outcome.fifoSet += 1 } else { outcome.fifoFailed[tid] = errno }
-            if writeText("/proc/\(tid)/timerslack_ns", "1") { outcome.slackSet += 1 } else { outcome.slackFailed += 1 }
+            if (try? writeSysfsAttribute("/proc/\(tid)/timerslack_ns", "1")) != nil { outcome.slackSet += 1 } else { outcome.slackFailed += 1 }
         }
         return outcome
-    }
-
-    static func writeText(_ path: String, _ text: String) -> Bool {
-        let fd = open(path, O_WRONLY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 }
