@@ -52,11 +52,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
-        let setup: Setup
-        do { setup = try self.setup() } catch let error as ValidationError {
-            printError(error.message) // one line, like a bad config
-            throw ExitCode.validationFailure
-        }
+        let setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
         if simulate {
             if virtual {
                 try await serveSimulated(setup, clock: VirtualClock(), logger: logger)
