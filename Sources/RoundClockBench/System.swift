@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import RoundClockService
 
 /// Process and machine facts read from the kernel: CPU time and peak RSS (getrusage),
 /// load average, CPU model, kernel release.
@@ -60,20 +61,13 @@ public enum SystemInfo {
         "machine: \(processorCount()) CPUs, \(cpuModel()), \(kernel()); loadavg \(loadAverage())"
     }
 
-    /// A whole (small) text file, or nil if it cannot be read.
+    /// A whole (small) text file, or nil if it cannot be opened; what was read if a read
+    /// fails part way.
     public static func readText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buffer[..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: POSIXIO.readAll(fd, limit: 1 << 20).bytes, as: UTF8.self)
     }
 
     /// Thread ids of this process (/proc/self/task).

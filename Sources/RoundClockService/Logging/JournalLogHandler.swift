@@ -77,14 +77,6 @@ public struct JournalLogHandler: LogHandler {
 
     /// One write(2) per line, retried on EINTR and short writes.
     public static let writeToStderr: @Sendable (String) -> Void = { line in
-        var bytes = Array(line.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            bytes = bytes.dropFirst(n)
-        }
+        POSIXIO.writeAll(STDERR_FILENO, Array(line.utf8))
     }
 }

@@ -10,18 +10,8 @@ enum FileIO {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PersistenceError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PersistenceError(operation: "read", path: path, errno: errno)
-            }
-            if n == 0 { break }
-            bytes += buffer[0..<n]
-            guard bytes.count <= 65_536 else { throw PersistenceError(operation: "read", path: path, errno: EFBIG) }
-        }
+        let (bytes, code) = POSIXIO.readAll(fd, limit: 65_536)
+        guard code == 0 else { throw PersistenceError(operation: "read", path: path, errno: code) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw PersistenceError(operation: "decode UTF-8", path: path, errno: EILSEQ)
         }
@@ -36,15 +26,8 @@ enum FileIO {
         guard fd >= 0 else { throw PersistenceError(operation: "open", path: temp, errno: errno) }
         var closed = false
         do throws(PersistenceError) {
-            var bytes = Array(text.utf8)[...]
-            while !bytes.isEmpty {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw PersistenceError(operation: "write", path: temp, errno: errno)
-                }
-                bytes = bytes.dropFirst(n)
-            }
+            let code = POSIXIO.writeAll(fd, Array(text.utf8))
+            guard code == 0 else { throw PersistenceError(operation: "write", path: temp, errno: code) }
             guard fsync(fd) == 0 else { throw PersistenceError(operation: "fsync", path: temp, errno: errno) }
             closed = true
             guard close(fd) == 0 else { throw PersistenceError(operation: "close", path: temp, errno: errno) }
