@@ -13,8 +13,11 @@ import Glibc
 /// reported once and left alone, the others keep working; a poll(2) failure other than
 /// EINTR is reported and ends the thread.
 public final class ButtonReader: @unchecked Sendable {
-    // @unchecked: the lines are touched only by the reader thread between start() and
-    // stop(); stop() joins the thread before anything else uses them.
+    // @unchecked: the lines and the debounce state are touched only by the reader thread
+    // between start() and stop(); stop() joins the thread before anything else uses them.
+    // The thread handle and the wake pipe, which start() and stop() share with any
+    // thread, live in `control` behind a mutex; the reader thread gets its end of the
+    // pipe as an argument and never reads `control`.
     public typealias Handler = @Sendable (_ button: Button, _ pressed: Bool, _ monotonicNanoseconds: UInt64) -> Void
     public typealias FailureHandler = @Sendable (ButtonFailure) -> Void
     /// poll(2) over `fds` with a timeout in ms: the number ready, or -1 and errno.
@@ -25,8 +28,7 @@ public final class ButtonReader: @unchecked Sendable {
     private let handler: Handler
     private let onFailure: FailureHandler
     private let poll: Poll
-    private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
-    private var thread: pthread_t?
+    private let control = Mutex<(thread: pthread_t?, wakeRead: Int32, wakeWrite: Int32)>((nil, -1, -1))
 
     /// Requests each button's line: input, both edges, `bias`, active-low as wired.
     public convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
@@ -36,7 +38,7 @@ public final class ButtonReader: @unchecked Sendable {
         for button in Button.allCases {
             guard let spec = buttons[button] else { continue }
             let location = try GPIOLines.locate(spec)
-            let micros = useKernelDebounce ? UInt32(lockout.components.attoseconds / 1_000_000_000_000) : 0
+            let micros = useKernelDebounce ? UInt32(clamping: lockout.clampedNanoseconds / 1_000) : 0
             requested.append((button, try RequestedLine.input(location, consumer: "roundclock-\(button.rawValue)",
                                                                activeLow: activeLow, bias: bias, debounceMicroseconds: micros)))
         }
@@ -46,7 +48,7 @@ public final class ButtonReader: @unchecked Sendable {
     init(lines: [(Button, any InputLine)], lockout: Duration, poll: @escaping Poll = ButtonReader.systemPoll,
          onFailure: @escaping FailureHandler, handler: @escaping Handler) {
         self.lines = lines.map { (button: $0.0, line: $0.1) }
-        lockoutNanoseconds = UInt64(lockout.components.seconds) * 1_000_000_000 + UInt64(lockout.components.attoseconds / 1_000_000_000)
+        lockoutNanoseconds = lockout.clampedNanoseconds
         self.poll = poll
         self.onFailure = onFailure
         (endedByFailure, endedContinuation) = AsyncStream.makeStream(of: ButtonFailure.self, bufferingPolicy: .bufferingNewest(1))
@@ -65,42 +67,57 @@ public final class ButtonReader: @unchecked Sendable {
 
     /// Whether the reader thread was started and not yet stopped (it may have ended on
     /// a poll failure; `stop()` still joins it).
-    public var isRunning: Bool { thread != nil }
+    public var isRunning: Bool { control.withLock { $0.thread != nil } }
 
     /// Starts the reader thread.
+    /// Starts the reader thread (once; a second call while it runs does nothing).
     public func start() throws(SystemError) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw SystemError(device: "button reader", operation: "pipe", errno: errno) }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        wakePipe = (fds[0], fds[1])
-        let box = Unmanaged.passRetained(self)
-        var id = pthread_t()
-        let rc = pthread_create(&id, nil, { raw in
-            let reader = Unmanaged<ButtonReader>.fromOpaque(raw!).takeRetainedValue()
-            reader.run()
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            close(fds[0])
-            close(fds[1])
-            throw SystemError(device: "button reader", operation: "pthread_create", errno: rc)
+        try control.withLock { (control) throws(SystemError) in
+            guard control.thread == nil else { return }
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { throw SystemError(device: "button reader", operation: "pipe", errno: errno) }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            let box = Unmanaged.passRetained(ReaderThread(reader: self, wakeRead: fds[0]))
+            var id = pthread_t()
+            let rc = pthread_create(&id, nil, { raw in
+                let thread = Unmanaged<ReaderThread>.fromOpaque(raw!).takeRetainedValue()
+                thread.reader.run(wakeRead: thread.wakeRead)
+                return nil
+            }, box.toOpaque())
+            guard rc == 0 else {
+                box.release()
+                close(fds[0])
+                close(fds[1])
+                throw SystemError(device: "button reader", operation: "pthread_create", errno: rc)
+            }
+            control = (id, fds[0], fds[1])
         }
-        thread = id
     }
 
     /// Stops and joins the thread.
     public func stop() {
-        guard let thread else { return }
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-        pthread_join(thread, nil)
-        self.thread = nil
-        close(wakePipe.read)
-        close(wakePipe.write)
+        control.withLock { control in
+            guard let thread = control.thread else { return }
+            var byte: UInt8 = 1
+            _ = write(control.wakeWrite, &byte, 1)
+            pthread_join(thread, nil)
+            close(control.wakeRead)
+            close(control.wakeWrite)
+            control = (nil, -1, -1)
+        }
     }
 
-    private func run() {
+    /// What the reader thread is handed: the reader and its end of the wake pipe.
+    private final class ReaderThread {
+        let reader: ButtonReader
+        let wakeRead: Int32
+        init(reader: ButtonReader, wakeRead: Int32) {
+            self.reader = reader
+            self.wakeRead = wakeRead
+        }
+    }
+
+    private func run(wakeRead: Int32) {
         var dead = [Bool](repeating: false, count: lines.count)
         func fail(_ i: Int, _ error: SystemError) {
             guard !dead[i] else { return }
@@ -114,7 +131,7 @@ public final class ButtonReader: @unchecked Sendable {
         }
         while true {
             var pollfds = lines.indices.map { pollfd(fd: dead[$0] ? -1 : lines[$0].line.eventFD, events: Int16(POLLIN), revents: 0) }
-            pollfds.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+            pollfds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             let now = monotonicNanoseconds()
             let nextRecheck = lines.indices.filter { !dead[$0] }.compactMap { state[$0].recheckAt }.min()
             let timeout: Int32 = nextRecheck.map { $0 > now ? Int32(min(1000, ($0 - now) / 1_000_000 + 1)) : 0 } ?? -1
@@ -209,5 +226,13 @@ struct EdgeDebouncer: Sendable, Equatable {
         pressed = level
         lockedUntil = t &+ lockoutNanoseconds
         return true
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, clamped to `0 ... UInt64.max` (a negative lockout is none), with
+    /// the whole seconds included: `.seconds(1)` is 1_000_000_000, not 0.
+    var clampedNanoseconds: UInt64 {
+        UInt64(clamping: attoseconds / 1_000_000_000)
     }
 }

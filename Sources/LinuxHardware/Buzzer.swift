@@ -11,21 +11,13 @@ public actor Buzzer {
     /// Told about a failed write to the line: once, then again only after a write worked.
     public typealias FailureHandler = @Sendable (SystemError) -> Void
 
-    /// Defaults: a short tick, a long bell, three short warning beeps, a long end, a
-    /// finish of two shorts and a long.
-    public static let defaultPatterns: [Signal: Pattern] = [
-        .prepTick: [.milliseconds(150)],
-        .start: [.milliseconds(800)],
-        .warning: [.milliseconds(150), .milliseconds(100), .milliseconds(150), .milliseconds(100), .milliseconds(150)],
-        .end: [.milliseconds(800)],
-        .finish: [.milliseconds(400), .milliseconds(200), .milliseconds(400), .milliseconds(200), .milliseconds(800)],
-    ]
-
     private let line: any OutputLine
     private let clock: any Clock<Duration>
     private let patterns: [Signal: Pattern]
     private let onFailure: FailureHandler
     private var playing: Task<Void, Never>?
+    /// The pattern task cut short last, so `silence()` can wait until it has ended too.
+    private var cut: Task<Void, Never>?
     /// Bumped whenever a pattern ends early: a superseded pattern task never drives the
     /// line again, so it cannot switch off a newer pattern's beep.
     private var generation = 0
@@ -34,7 +26,7 @@ public actor Buzzer {
     private var failing = false
 
     /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off.
-    public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Buzzer.defaultPatterns,
+    public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Signal.defaultBuzzerPatterns,
                 onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
         let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
         self.init(line: requested, patterns: patterns, clock: ContinuousClock(), onFailure: onFailure)
@@ -58,16 +50,21 @@ public actor Buzzer {
         playing = Task { await self.run(pattern, generation: mine, on: clock) }
     }
 
-    /// Off now (shutdown); returns once the pattern task has ended.
+    /// Off now (shutdown); returns once every pattern task has ended, also one that a
+    /// newer signal cut short, so nothing drives the line afterwards.
     public func silence() async {
-        let task = playing
         cutShort()
-        await task?.value
+        let ended = cut
+        cut = nil
+        await ended?.value
     }
 
     private func cutShort() {
         generation &+= 1
-        playing?.cancel()
+        if let playing {
+            playing.cancel()
+            cut = playing
+        }
         playing = nil
         drive(false)
     }

@@ -82,13 +82,7 @@ public enum ShutdownPicture: String, Sendable, Hashable, CaseIterable {
 /// `[buzzer]`: per signal, alternating on/off durations starting with "on".
 /// An empty pattern is silent.
 public struct BuzzerPatterns: Sendable, Hashable {
-    public var patterns: [Signal: [Duration]] = [
-        .prepTick: [.milliseconds(150)],
-        .start: [.milliseconds(600)],
-        .warning: [.milliseconds(150), .milliseconds(100), .milliseconds(150), .milliseconds(100), .milliseconds(150)],
-        .end: [.milliseconds(600)],
-        .finish: [.milliseconds(500), .milliseconds(200), .milliseconds(500), .milliseconds(200), .milliseconds(1200)],
-    ]
+    public var patterns: [Signal: [Duration]] = Signal.defaultBuzzerPatterns
     public init() {}
     /// The on/off pattern for `signal` (on, off, on, ...); empty = silent.
     public subscript(signal: Signal) -> [Duration] {

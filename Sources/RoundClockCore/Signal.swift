@@ -22,3 +22,17 @@ public struct SignalPoint: Sendable, Hashable {
         self.signal = signal
     }
 }
+
+extension Signal {
+    /// The buzzer's default on/off pattern per signal (on, off, on, …; the line ends off):
+    /// a short tick, a bell, three short warning beeps, a bell, and a finish of two longs
+    /// and a longer one. The one set of defaults: the config's `[buzzer]` (README,
+    /// "Configuration reference") and `Buzzer` both start from it.
+    public static let defaultBuzzerPatterns: [Signal: [Duration]] = [
+        .prepTick: [.milliseconds(150)],
+        .start: [.milliseconds(600)],
+        .warning: [.milliseconds(150), .milliseconds(100), .milliseconds(150), .milliseconds(100), .milliseconds(150)],
+        .end: [.milliseconds(600)],
+        .finish: [.milliseconds(500), .milliseconds(200), .milliseconds(500), .milliseconds(200), .milliseconds(1200)],
+    ]
+}

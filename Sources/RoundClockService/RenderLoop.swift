@@ -77,9 +77,13 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     }
 
     /// Runs until the stop condition or task cancellation; returns the final controller.
+    /// `pending`: what the caller's own commands on `initial` produced before the loop
+    /// (e.g. `simulate` starting the session at t = 0: the `start` action and the signals
+    /// due at that instant), reported with the first turn's display attempt like any input's.
     @discardableResult
-    public func run(_ initial: Controller<C.Instant>) async -> Controller<C.Instant> {
+    public func run(_ initial: Controller<C.Instant>, pending: [Occurrence<C.Instant>] = []) async -> Controller<C.Instant> {
         var controller = initial
+        var carried = pending
         var shown: Face?
         var nextScripted = 0
         var finishedAt: C.Instant?
@@ -114,7 +118,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 await attempt(next.face, status: next.status)
             }
             precomputed = nil
-            var occurrences: [Occurrence<C.Instant>] = []
+            var occurrences = carried
+            carried = []
             for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
             occurrences += controller.advance(to: now)
 

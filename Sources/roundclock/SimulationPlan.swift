@@ -31,11 +31,13 @@ struct SimulationPlan {
         if let recorder { members.append(recorder) }
         let wallTime = SimulatedWallTime.source(start: start, startWall: startWall, virtual: virtual)
         var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton, cadence: cadence)
-        if autostart { _ = controller.perform(.start, at: start) }
+        // Started at t = 0 by the simulation itself: its `start` action and the signals due at
+        // t = 0 are reported by the loop's first turn, as for `--ready --events 0:start`.
+        let started = autostart ? controller.perform(.start, at: start) : []
         let loop = RenderLoop(
             clock: clock, start: start, display: display, observer: Observers(members: members), wallTime: wallTime,
             stop: stop(from: start), endWhenIdle: virtual, script: presses.flatMap { $0.edges(from: start) })
-        let final = await loop.run(controller)
+        let final = await loop.run(controller, pending: started)
         try recorder?.close()
         terminal.finish()
         let total = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }

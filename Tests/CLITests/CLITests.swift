@@ -134,6 +134,23 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         if cadence == "live" { #expect(shown.count == 6 + 200, "1:05 … 1:00 each second, then each hundredth from 5.01 to 7.00 s") }
     }
 
+    /// Starting the session itself at t = 0, `simulate` reports the signals due at that
+    /// instant (a countdown's `start`, the first prep tick of a short prep), exactly as a
+    /// START press at t = 0 does.
+    @Test(arguments: ["countdown:0:05", "3 x 0:05/0:02, prep 0:02"])
+    func signalsAtTimeZeroAreNotDropped(program: String) async throws {
+        let auto = temporaryFile("auto.jsonl"), pressed = temporaryFile("pressed.jsonl")
+        defer { for p in [auto, pressed] { try? FileManager.default.removeItem(atPath: p) } }
+        let a = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", program, "--frames", auto])
+        let b = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", program, "--frames", pressed,
+                                      "--ready", "--events", "0:start"])
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr)\(b.stderr)")
+        func signals(_ path: String) throws -> [String] { try jsonLines(path).filter { $0.object["signal"] != nil }.map(\.raw) }
+        let started = try signals(auto)
+        #expect(started.first?.hasPrefix(#"{"t": 0.000, "signal": ""#) == true, "\(started)")
+        #expect(started == (try signals(pressed)))
+    }
+
     @Test func scriptedButtonsWithALongStop() async throws {
         let frames = temporaryFile("tabata.jsonl")
         defer { try? FileManager.default.removeItem(atPath: frames) }

@@ -52,7 +52,7 @@ final class FailureLog: Sendable {
 
     init() {
         line = RecordingLine(clock: clock)
-        var patterns = Buzzer.defaultPatterns
+        var patterns = Signal.defaultBuzzerPatterns
         patterns[.end] = [] // config `end_ms = 0`: silent
         buzzer = Buzzer(line: line, patterns: patterns, clock: clock, onFailure: failures.record)
     }
@@ -91,31 +91,31 @@ final class FailureLog: Sendable {
         #expect(!line.isOn, "a silent signal ends the beep")
         #expect(line.writes == [on(1000), off(1150), on(1250), off(1300)])
         clock.advance(to: ms(5000))
-        try? await Task.sleep(for: .milliseconds(20))
+        await buzzer.silence() // returns once the cut pattern's task has ended
         #expect(line.writes.count == 4, "the cut pattern never writes again")
         #expect(clock.sleeping == 0)
     }
 
     @Test func aNewSignalCutsTheBellShortAndPlaysInFull() async {
-        await buzzer.play(.start) // 800 on
+        await buzzer.play(.start) // 600 on
         await waitUntilSleeping()
         clock.advance(to: ms(100))
         await buzzer.play(.prepTick) // 150 on
         await advance(through: [250])
         #expect(await eventually { line.writes.count == 4 })
         clock.advance(to: ms(900)) // past where the bell would have ended
-        try? await Task.sleep(for: .milliseconds(20))
+        await buzzer.silence() // returns once both pattern tasks have ended
         #expect(line.writes == [on(0), off(100), on(100), off(250)])
         #expect(!line.isOn)
     }
 
     @Test func silenceMidBeepSwitchesTheLineOff() async {
-        await buzzer.play(.finish)
-        await advance(through: [400, 600])
+        await buzzer.play(.finish) // 500 on, 200 off, 500 on, ...
+        await advance(through: [500, 700])
         await waitUntilSleeping()
-        clock.advance(to: ms(700))
+        clock.advance(to: ms(800))
         await buzzer.silence()
-        #expect(line.writes == [on(0), off(400), on(600), off(700)])
+        #expect(line.writes == [on(0), off(500), on(700), off(800)])
         #expect(clock.sleeping == 0, "the pattern task has ended")
     }
 

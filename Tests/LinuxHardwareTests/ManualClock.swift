@@ -66,7 +66,7 @@ final class ManualClock: Clock, Sendable {
 /// holds; false if it never did.
 func eventually(_ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
-    let end = clock.now.advanced(by: .seconds(10))
+    let end = clock.now.advanced(by: .seconds(60))
     while clock.now < end {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(1))

@@ -105,8 +105,10 @@ import Testing
                 // Between two commands: sample the display at increasing instants.
                 let next = now.advanced(by: .milliseconds(gaps[i]))
                 var previous: Snapshot?
+                // Six distinct, strictly increasing instants (a gap under 6 ms would otherwise
+                // sample one instant twice, where "running never goes backwards" cannot hold).
                 for k in 0..<6 {
-                    let at = now.advanced(by: .milliseconds(gaps[i] * k / 6))
+                    let at = now.advanced(by: .microseconds(gaps[i] * 1_000 * k / 6))
                     guard let snap = session.snapshot(at: at) else { continue }
                     let face = FaceBuilder.face(program: p, snapshot: snap).face
                     if snap.state != .finished {

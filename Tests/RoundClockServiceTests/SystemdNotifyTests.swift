@@ -46,7 +46,7 @@ final class DatagramSocket {
     }
 
     /// The next datagram, polling without blocking a thread of the cooperative pool.
-    func receiveAsync(timeout: Duration = .seconds(5)) async -> String? {
+    func receiveAsync(timeout: Duration = .seconds(60)) async -> String? {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: timeout)
         var buffer = [UInt8](repeating: 0, count: 4096)
