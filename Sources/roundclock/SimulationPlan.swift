@@ -39,7 +39,7 @@ struct SimulationPlan {
             stop: stop(from: start), endWhenIdle: virtual, script: presses.flatMap { $0.edges(from: start) })
         let final = await loop.run(controller, pending: started)
         try recorder?.close()
-        terminal.finish()
+        await terminal.finish()
         let total = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
         return SimulationSummary(program: program.name, ran: start.duration(to: clock.now), decimals: decimals,
                                  frames: counter.frames, timeChanges: counter.timeChanges, signals: counter.signals,

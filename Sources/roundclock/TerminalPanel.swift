@@ -62,7 +62,7 @@ final class TerminalPanel: LoopObserver {
     private func draw() {
         guard drawing else { return }
         let now = clock.now
-        let text = state.withLock { s -> String in
+        state.withLock { s in
             var lines: [String] = []
             for panel in s.panels {
                 lines += renderArt(kind: panel.kind, ram: panel.ram, brightness: panel.brightness, blink: panel.blink,
@@ -72,14 +72,20 @@ final class TerminalPanel: LoopObserver {
             lines.append((s.status.map { "state: \($0.state)" } ?? "") + "   " + s.signal)
             let up = s.linesDrawn > 0 ? "\u{1B}[\(s.linesDrawn)A" : ""
             s.linesDrawn = lines.count
-            return up + lines.map { "\r\u{1B}[2K" + $0 }.joined(separator: "\n") + "\n"
+            // Written under the lock: the loop and the blink ticker both draw, and one
+            // picture's escape sequences must never interleave with another's.
+            Output.write(up + lines.map { "\r\u{1B}[2K" + $0 }.joined(separator: "\n") + "\n")
         }
-        Output.write(text)
     }
 
-    /// Stops the blink ticker.
-    func finish() {
-        ticker.withLock { $0?.cancel(); $0 = nil }
+    /// Stops the blink ticker and returns once it has ended: nothing draws afterwards.
+    func finish() async {
+        let task = ticker.withLock { task in
+            defer { task = nil }
+            task?.cancel()
+            return task
+        }
+        await task?.value
     }
 
     deinit { ticker.withLock { $0?.cancel() } }
