@@ -124,10 +124,13 @@ struct Run: AsyncParsableCommand {
             // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
             // before the devices were opened and initialised (tens of ms on a slow machine),
             // and would put the restored anchor, and every later change, that much early.
-            let restored = saver.restore(now: clock.now, fallback: setup.program, resumeAfterReboot: setup.config.resumeAfterReboot,
-                                         resolve: setup.config.resolveProgram)
+            // The controller takes the restored session at that same instant (which signals
+            // are already past), not at `start`.
+            var restoredAt = start
+            let restored = saver.restore(now: { restoredAt = clock.now; return restoredAt }(), fallback: setup.program,
+                                         resumeAfterReboot: setup.config.resumeAfterReboot, resolve: setup.config.resolveProgram)
             if !setup.programGiven || restored.session.program.name == setup.program.name {
-                controller.restore(restored.session, at: start)
+                controller.restore(restored.session, at: restoredAt)
             }
         }
 
