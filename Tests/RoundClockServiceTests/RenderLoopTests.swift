@@ -139,13 +139,14 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         // Ready: nothing scheduled, the loop sleeps until input arrives.
-        while recorder.frames.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        // Generous deadlines: they only matter when the test fails.
+        let firstFrameBy = clock.now.advanced(by: .seconds(60))
+        while recorder.frames.isEmpty, clock.now < firstFrameBy { try await Task.sleep(for: .milliseconds(5)) }
         #expect(recorder.frames.last?.status.state == "ready")
         inbox.post(ButtonEvent(.start, .press, at: clock.now))
-        var waited = 0
-        while recorder.frames.last?.status.state != "running", waited < 1000 {
+        let runningBy = clock.now.advanced(by: .seconds(60))
+        while recorder.frames.last?.status.state != "running", clock.now < runningBy {
             try await Task.sleep(for: .milliseconds(5))
-            waited += 1
         }
         #expect(recorder.frames.last?.status.state == "running")
         #expect(recorder.frames.last?.face.phase.text == "PREP")
