@@ -46,9 +46,6 @@ public enum ShutdownSignals {
             sigaddset(&mask, signal)
         }
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
-        // A frames pipe whose reader went away is a write error (EPIPE, exit 74 at the end),
-        // not a kill by SIGPIPE in the middle of a round.
-        signal(SIGPIPE, SIG_IGN)
     }
 
     /// The first caught signal's number, or `nil` if the task was cancelled first.

@@ -1,6 +1,35 @@
 import ArgumentParser
+import Dispatch
+import RoundClockService
+#if canImport(Glibc)
+import Glibc
+#endif
 
+/// The process entry, synchronous so that `run` catches SIGTERM/SIGINT/SIGHUP before
+/// anything else happens: an async `main` first parks the main thread in libdispatch's
+/// `dispatch_main`, whose sigsuspend(2) with an empty mask takes any pending signal by its
+/// default disposition before the first line of Swift code runs. Then the async command
+/// runs on the main queue, as an async `main` would.
 @main
+enum Entry {
+    static func main() {
+        // A frames pipe (or stdout) whose reader went away is a write error, EPIPE (exit 74
+        // for the frames file), not a kill by SIGPIPE in the middle of a round.
+        signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "run" {
+            do { try ShutdownSignals.install() } catch {
+                printError("\(error)")
+                exit(ExitStatus.software)
+            }
+        }
+        Task { @MainActor in
+            await RoundClockCommand.main()
+            exit(0)
+        }
+        dispatchMain()
+    }
+}
+
 struct RoundClockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundclock",

@@ -50,12 +50,8 @@ struct Run: AsyncParsableCommand {
     var brightness: Int?
 
     func run() async throws {
-        // First: a SIGTERM/SIGINT/SIGHUP from now on is a graceful stop, never a kill by the
-        // default disposition (see ShutdownSignals).
-        do { try ShutdownSignals.install() } catch {
-            printError("\(error)")
-            throw ExitCode(ExitStatus.software)
-        }
+        // SIGTERM/SIGINT/SIGHUP are caught since the process entry (Entry, ShutdownSignals):
+        // one before the service group runs waits in its pipe and stops it gracefully.
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
         let setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
