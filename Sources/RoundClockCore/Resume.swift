@@ -22,7 +22,7 @@ public struct SavedSession: Sendable, Hashable {
     /// The longest running time a saved session may hold, before and after mapping its
     /// anchor: 100 days, far beyond any program (phases ≤ 24 h) and well inside what
     /// Duration and instant arithmetic handle. A larger `elapsed_before_ns` makes the state
-    /// file corrupt; a larger running time after the mapping comes back ready.
+    /// file corrupt; a longer time since the anchor is clamped to it.
     /// INTEGRATOR: replace with RoundClockCore's public maximum session duration once merged.
     public static let longestElapsed: Duration = .seconds(100 * 86_400)
 
@@ -102,9 +102,10 @@ public enum ResumeDecision {
     /// - other boot, running → by wall time (anchor = now − (realtime − anchorRealtime)) only
     ///   if the clock is synchronized and has not gone back behind the saved instants; else ready.
     ///
-    /// Any saved values are safe: a running time (before the pause, plus since the anchor)
-    /// beyond `SavedSession.longestElapsed` comes back ready, so no instant is moved further
-    /// than that and no later arithmetic can overflow.
+    /// Any saved values are safe: a saved running time beyond `SavedSession.longestElapsed`
+    /// comes back ready, and the time since the anchor is clamped so that the total stays
+    /// within it (a timed program long over shows DONE as before; a stopwatch's panel tops
+    /// out at 99:59 anyway): no instant is moved further and no later arithmetic overflows.
     public static func decide<Instant>(_ saved: SavedSession, program: Program, context: ResumeContext,
                                        now: Instant) -> (session: Session<Instant>, outcome: ResumeOutcome) {
         let ready = Session<Instant>(program: program)
@@ -113,11 +114,10 @@ public enum ResumeDecision {
             return readyBecause("the saved running time is out of range")
         }
         let paused = Session<Instant>(program: program, elapsedBefore: saved.elapsedBefore)
-        /// The session running since `anchor` on a clock reading `reading` now, if that is
-        /// within range (the anchor not in the future, the total not beyond the longest).
-        func running(anchor: Duration, reading: Duration) -> Session<Instant>? {
-            let since = reading - anchor
-            guard since >= .zero, since <= SavedSession.longestElapsed - saved.elapsedBefore else { return nil }
+        /// The session running since `anchor` on a clock reading `reading` now (the anchor
+        /// not after it), the total running time clamped to `SavedSession.longestElapsed`.
+        func running(anchor: Duration, reading: Duration) -> Session<Instant> {
+            let since = min(reading - anchor, SavedSession.longestElapsed - saved.elapsedBefore)
             return Session(program: program, elapsedBefore: saved.elapsedBefore, anchor: now.advanced(by: .zero - since))
         }
 
@@ -130,10 +130,7 @@ public enum ResumeDecision {
             guard let anchor = saved.anchorBoottime, anchor <= context.boottime else {
                 return readyBecause("the saved anchor lies after CLOCK_BOOTTIME now")
             }
-            guard let session = running(anchor: anchor, reading: context.boottime) else {
-                return readyBecause("the saved round started longer ago than a session can last")
-            }
-            return (session, .sameBoot)
+            return (running(anchor: anchor, reading: context.boottime), .sameBoot)
         default:
             break
         }
@@ -143,9 +140,6 @@ public enum ResumeDecision {
         guard let anchor = saved.anchorRealtime, anchor <= context.realtime, saved.savedRealtime <= context.realtime else {
             return readyBecause("rebooted and the wall clock is behind the saved state")
         }
-        guard let session = running(anchor: anchor, reading: context.realtime) else {
-            return readyBecause("rebooted and the saved round started longer ago than a session can last")
-        }
-        return (session, .wallTime)
+        return (running(anchor: anchor, reading: context.realtime), .wallTime)
     }
 }

@@ -21,7 +21,8 @@ struct Run: AsyncParsableCommand {
         discussion: """
             Reads --config (default \(Config.defaultPath)); --board and --program override it. \
             Without a config file, --board FILE or --simulate run on built-in defaults; with neither it exits 64. \
-            A bad config exits 78 (EX_CONFIG). \
+            A bad config exits 78 (EX_CONFIG); a state directory or frames file that cannot be created, 73. \
+            SIGTERM, SIGINT and SIGHUP stop it gracefully. \
             The session is saved on every command and restored on start. \
             --simulate --virtual runs the same service in virtual time (needs --until or --events).
             """)

@@ -75,17 +75,20 @@ import Testing
         #expect(dir.entries == ["state.corrupt-20261118T110640Z"])
     }
 
-    /// Anchors far in the past (a huge CLOCK_BOOTTIME or CLOCK_REALTIME now, an anchor of 0)
-    /// come back ready instead of a running time of centuries.
-    @Test func anchorCenturiesAgoComesBackReady() {
+    /// Anchors far in the past (a huge CLOCK_BOOTTIME or CLOCK_REALTIME now, an anchor of 0):
+    /// the time since the anchor is clamped, so a timed program shows DONE and a stopwatch
+    /// a bounded running time, never centuries of arithmetic.
+    @Test func anchorCenturiesAgoIsClamped() {
         let saved = SavedSession(program: "boxing", runState: .running, elapsedBefore: .seconds(5), bootID: "ab",
                                  anchorBoottime: .zero, anchorRealtime: .zero, savedRealtime: .zero)
+        let now = VirtualClock.Instant(offset: .zero)
         for bootID in ["ab", "cd"] {
             let context = ResumeContext(bootID: bootID, boottime: .nanoseconds(Int64.max), realtime: .nanoseconds(Int64.max),
                                         clockSynchronized: true, resumeAfterReboot: true)
-            let (session, outcome) = ResumeDecision.decide(saved, program: Presets.boxing, context: context, now: VirtualClock.Instant(offset: .zero))
-            #expect(session.state(at: .init(offset: .zero)) == .ready)
-            guard case .ready = outcome else { Issue.record("\(outcome)"); continue }
+            let boxing = ResumeDecision.decide(saved, program: Presets.boxing, context: context, now: now).session
+            #expect(boxing.state(at: now) == .finished)
+            let stopwatch = ResumeDecision.decide(saved, program: Presets.stopwatch, context: context, now: now).session
+            #expect(stopwatch.elapsed(at: now) == SavedSession.longestElapsed)
         }
     }
 }
