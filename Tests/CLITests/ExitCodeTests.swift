@@ -60,9 +60,10 @@ import Testing
         }
     }
 
-    /// The frames go into a pipe whose reader reads the first bytes, then goes away: EPIPE
+    /// The frames of a whole boxing session (far more than a pipe holds) go into a pipe
+    /// whose reader waits for the first bytes, then goes away: EPIPE
     /// (SIGPIPE is ignored), reported once at the end, exit 74; never a kill by SIGPIPE.
-    @Test(arguments: [["simulate", "--virtual", "--program", "boxing"], ["run", "--simulate", "--virtual", "--program", "boxing", "--until", "2900"]])
+    @Test(arguments: [["simulate", "--virtual", "--program", "boxing"], ["run", "--simulate", "--virtual", "--program", "boxing", "--events", "0:start", "--until", "2900"]])
     func seventyFourWhenWritingTheFramesFails(_ arguments: [String]) async throws {
         let path = temporaryFile("epipe.jsonl")
         #expect(mkfifo(path, 0o600) == 0)

@@ -243,3 +243,22 @@ import Testing
         #expect(dir.entries == ["state.corrupt-20261118T110640Z"])
     }
 }
+
+/// A save never blocks on, or writes through, whatever sits at the temp file's path.
+@Suite struct StateSaveSafetyTests {
+    @Test func fifoOrSymlinkAtTheTempPathIsReplaced() throws {
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let store = StateStore(directory: dir.path)
+        let saved = SavedSession(program: "tabata", runState: .paused, elapsedBefore: .seconds(42), bootID: "ab", savedRealtime: .seconds(1))
+        #expect(mkfifo(store.tempPath, 0o600) == 0)
+        try store.save(saved)
+        #expect(try store.readText() == StateFileFormat.encode(saved))
+        let outside = "\(dir.path)/outside"
+        try dir.write("outside", "keep")
+        #expect(symlink(outside, store.tempPath) == 0)
+        try store.save(saved)
+        #expect(try dir.read("outside") == "keep")
+        #expect(dir.entries == ["outside", "state"])
+    }
+}

@@ -29,9 +29,12 @@ enum FileIO {
 
     /// Replaces `path` atomically: writes `temp` (same directory, so rename(2) cannot cross
     /// file systems), fsync(2), close, rename(2) over `path`, then fsync(2) the directory so
-    /// the rename itself is durable. On failure the temp file is removed.
+    /// the rename itself is durable. On failure the temp file is removed. Whatever was left at
+    /// the temp path (a stale file, a FIFO, a symbolic link) is unlinked first and the temp
+    /// file created `O_EXCL | O_NOFOLLOW`: a save never blocks or writes through a link.
     static func writeAtomically(_ text: String, path: String, temp: String, directory: String) throws(PersistenceError) {
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temp)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw PersistenceError(operation: "open", path: temp, errno: errno) }
         var closed = false
         do throws(PersistenceError) {
