@@ -119,8 +119,13 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(60)) async 
         kill(process.processIdentifier, SIGKILL)
         await process.exited()
         #expect(saved(), "the running round was saved in the created directory")
+        // 0755 as StateDirectory= makes it, less this process's umask (read from /proc: umask(2)
+        // itself would change it for the tests running alongside).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let umaskLine = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        let mask = mode_t(umaskLine.flatMap { Int($0.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022)
         var info = stat()
-        #expect(stat(dir, &info) == 0 && info.st_mode & 0o777 == 0o755)
+        #expect(stat(dir, &info) == 0 && info.st_mode & 0o777 == 0o755 & ~mask)
         let (run, _) = try await runBounded(["run", "--simulate", "--program", "countdown:1:00", "--state-dir", dir, "--until", "0.5", "--frames", second])
         #expect(run.status == 0 && run.stderr.contains("resumed exactly (same boot)"), "\(run.stderr)")
         #expect(try jsonLines(second).first?.object["state"] as? String == "running")
