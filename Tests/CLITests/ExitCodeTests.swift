@@ -77,9 +77,13 @@ import Testing
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Wait (poll(2), generous deadline) until the first frames are in the pipe, then close it.
-        var fds = [pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
-        #expect(poll(&fds, 1, 60_000) == 1)
+        // Wait (poll(2) on a thread of its own, not a pool thread; generous deadline) until the
+        // first frames are in the pipe, then close it.
+        let ready = try await onOwnThread {
+            var fds = [pollfd(fd: reader, events: Int16(POLLIN), revents: 0)]
+            return poll(&fds, 1, 60_000)
+        }
+        #expect(ready == 1)
         close(reader)
         await process.exited()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
