@@ -1,32 +1,25 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import RoundClockService
 
-/// Reads a whole text file (board or config files are small); errors name the file and errno.
+/// The largest board or config file read: 1 MiB.
+let textFileLimit = 1 << 20
+
+/// Reads a whole text file (board or config files are small); errors name the file and
+/// errno. Never blocks: opened `O_NONBLOCK` and refused unless fstat(2) says it is a regular
+/// file (a FIFO, a directory or a device is one clear error line), and never reads more
+/// than 1 MiB + 1 bytes.
 public func readTextFile(_ path: String) throws(ConfigError) -> String {
-    guard let file = fopen(path, "r") else {
-        let code = errno
-        throw ConfigError(file: path, location: "", message: "cannot open: \(String(cString: strerror(code))) (errno \(code))")
+    func fail(_ message: String) -> ConfigError { ConfigError(file: path, location: "", message: message) }
+    switch POSIXIO.readRegularFile(path, limit: textFileLimit) {
+    case .failed(let operation, let code):
+        throw fail("cannot \(operation == "open" ? "open" : "read"): \(POSIXIO.describe(code))")
+    case .wrongType(let type):
+        throw fail("is \(type.rawValue), not a regular file")
+    case .tooLarge:
+        throw fail("larger than 1 MiB; not a board or config file")
+    case .bytes(let bytes):
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("not UTF-8 text") }
+        return text
     }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, file)
-        if n > 0 { bytes += buffer[0..<n] }
-        if n < buffer.count {
-            if ferror(file) != 0 {
-                let code = errno
-                throw ConfigError(file: path, location: "", message: "cannot read: \(String(cString: strerror(code))) (errno \(code))")
-            }
-            break
-        }
-        if bytes.count > 1 << 20 { throw ConfigError(file: path, location: "", message: "larger than 1 MiB; not a board or config file") }
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw ConfigError(file: path, location: "", message: "not UTF-8 text")
-    }
-    return text
 }
 
 extension BoardFile {

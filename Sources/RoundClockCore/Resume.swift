@@ -19,6 +19,13 @@ public struct SavedSession: Sendable, Hashable {
     /// CLOCK_REALTIME when the state was written.
     public var savedRealtime: Duration
 
+    /// The longest running time a saved session may hold, before and after mapping its
+    /// anchor: 100 days, far beyond any program (phases ≤ 24 h) and well inside what
+    /// Duration and instant arithmetic handle. A larger `elapsed_before_ns` makes the state
+    /// file corrupt; a longer time since the anchor is clamped to it.
+    /// INTEGRATOR: replace with RoundClockCore's public maximum session duration once merged.
+    public static let longestElapsed: Duration = .seconds(100 * 86_400)
+
     public init(program: String, runState: RunState, elapsedBefore: Duration, bootID: String,
                 anchorBoottime: Duration? = nil, anchorRealtime: Duration? = nil, savedRealtime: Duration) {
         self.program = program
@@ -94,11 +101,25 @@ public enum ResumeDecision {
     /// - other boot, paused → paused (the running time needs no clock).
     /// - other boot, running → by wall time (anchor = now − (realtime − anchorRealtime)) only
     ///   if the clock is synchronized and has not gone back behind the saved instants; else ready.
+    ///
+    /// Any saved values are safe: a saved running time beyond `SavedSession.longestElapsed`
+    /// comes back ready, and the time since the anchor is clamped so that the total stays
+    /// within it (a timed program long over shows DONE as before; a stopwatch's panel tops
+    /// out at 99:59 anyway): no instant is moved further and no later arithmetic overflows.
     public static func decide<Instant>(_ saved: SavedSession, program: Program, context: ResumeContext,
                                        now: Instant) -> (session: Session<Instant>, outcome: ResumeOutcome) {
         let ready = Session<Instant>(program: program)
         func readyBecause(_ why: String) -> (Session<Instant>, ResumeOutcome) { (ready, .ready(why)) }
+        guard saved.elapsedBefore >= .zero, saved.elapsedBefore <= SavedSession.longestElapsed else {
+            return readyBecause("the saved running time is out of range")
+        }
         let paused = Session<Instant>(program: program, elapsedBefore: saved.elapsedBefore)
+        /// The session running since `anchor` on a clock reading `reading` now (the anchor
+        /// not after it), the total running time clamped to `SavedSession.longestElapsed`.
+        func running(anchor: Duration, reading: Duration) -> Session<Instant> {
+            let since = min(reading - anchor, SavedSession.longestElapsed - saved.elapsedBefore)
+            return Session(program: program, elapsedBefore: saved.elapsedBefore, anchor: now.advanced(by: .zero - since))
+        }
 
         switch saved.runState {
         case .ready:
@@ -109,9 +130,7 @@ public enum ResumeDecision {
             guard let anchor = saved.anchorBoottime, anchor <= context.boottime else {
                 return readyBecause("the saved anchor lies after CLOCK_BOOTTIME now")
             }
-            let session = Session(program: program, elapsedBefore: saved.elapsedBefore,
-                                  anchor: now.advanced(by: anchor - context.boottime))
-            return (session, .sameBoot)
+            return (running(anchor: anchor, reading: context.boottime), .sameBoot)
         default:
             break
         }
@@ -121,8 +140,6 @@ public enum ResumeDecision {
         guard let anchor = saved.anchorRealtime, anchor <= context.realtime, saved.savedRealtime <= context.realtime else {
             return readyBecause("rebooted and the wall clock is behind the saved state")
         }
-        let session = Session(program: program, elapsedBefore: saved.elapsedBefore,
-                              anchor: now.advanced(by: anchor - context.realtime))
-        return (session, .wallTime)
+        return (running(anchor: anchor, reading: context.realtime), .wallTime)
     }
 }

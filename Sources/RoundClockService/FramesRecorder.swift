@@ -20,7 +20,7 @@ public final class FramesRecorder: LoopObserver {
     private let file: Mutex<TextFile>
     private let last = Mutex([PanelRole: PanelReadout]())
 
-    /// Opens (truncates) `path` for writing.
+    /// Opens (truncates) `path` for writing; `-` is standard output (see `TextFile`).
     public init(path: String, decimals: Int) throws(FileError) {
         self.decimals = decimals
         self.file = Mutex(try TextFile(writingTo: path))
@@ -72,14 +72,18 @@ public final class FramesRecorder: LoopObserver {
     }
 }
 
-/// A file error naming the path and errno.
+/// A file error naming the path and errno (or, when no syscall failed, the reason).
 public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     public var operation: String
     public var errno: Int32
+    public var reason: String?
     public var description: String {
-        "\(path): \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        "\(path): \(operation) failed: \(reason ?? POSIXIO.describe(errno))"
     }
+    /// sysexits.h: EX_CANTCREAT (73) when the file could not be opened or created,
+    /// EX_IOERR (74) when writing to it failed.
+    public var exitCode: Int32 { operation == "write" ? 74 : 73 }
 }
 
 /// A C stdio file opened for writing; write errors are remembered and reported on close.
@@ -88,9 +92,37 @@ struct TextFile: ~Copyable {
     private var handle: UnsafeMutablePointer<FILE>?
     private var firstError: Int32 = 0
 
+    /// Opens `path` for writing without ever blocking: `-` is standard output; otherwise
+    /// open(2) `O_WRONLY | O_CREAT | O_NONBLOCK` keeps it only if it is a regular file (then
+    /// truncated) or a pipe some reader already holds open (`/dev/stdout` into a pipe, a
+    /// FIFO being read; a FIFO with no reader fails at once with ENXIO instead of hanging).
     init(writingTo path: String) throws(FileError) {
-        guard let handle = fopen(path, "w") else {
-            throw FileError(path: path, operation: "open for writing", errno: Glibc.errno)
+        func fail(_ errno: Int32, _ reason: String? = nil) -> FileError {
+            FileError(path: path, operation: "open for writing", errno: errno, reason: reason)
+        }
+        let fd: Int32
+        if path == "-" {
+            fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)
+            guard fd >= 0 else { throw fail(Glibc.errno) }
+        } else {
+            switch POSIXIO.openWithoutBlocking(path, flags: O_WRONLY | O_CREAT, allowed: [.regular, .fifo]) {
+            case .opened(let opened): fd = opened
+            case .failed(_, let code):
+                throw fail(code, code == ENXIO ? "a FIFO with no reader (open it for reading first, or use -)" : nil)
+            case .wrongType(let type):
+                throw fail(EINVAL, "is \(type.rawValue); use a regular file, a pipe that is open, or - for standard output")
+            }
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, ftruncate(fd, 0) != 0 {
+                let code = Glibc.errno
+                Glibc.close(fd)
+                throw fail(code)
+            }
+        }
+        guard let handle = fdopen(fd, "w") else {
+            let code = Glibc.errno
+            Glibc.close(fd)
+            throw fail(code)
         }
         self.path = path
         self.handle = handle

@@ -22,13 +22,15 @@ public enum POSIXIO {
         return 0
     }
 
-    /// Reads `fd` to its end. Returns the bytes read and 0, or the bytes read so far and
-    /// the errno that stopped it (EFBIG once more than `limit` bytes came).
+    /// Reads `fd` to its end, but never more than `limit + 1` bytes. Returns the bytes read
+    /// and 0, or the bytes read so far and the errno that stopped it (EFBIG once more than
+    /// `limit` bytes came: the rest is not read, so `/dev/zero` or a huge file costs nothing).
     public static func readAll(_ fd: Int32, limit: Int) -> (bytes: [UInt8], errno: Int32) {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let wanted = min(buffer.count, limit + 1 - bytes.count)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return (bytes, errno)
@@ -37,5 +39,10 @@ public enum POSIXIO {
             bytes += buffer[0..<n]
             if bytes.count > limit { return (bytes, EFBIG) }
         }
+    }
+
+    /// strerror(3) and the number, as every error line shows them.
+    public static func describe(_ code: Int32) -> String {
+        "\(String(cString: strerror(code))) (errno \(code))"
     }
 }

@@ -13,7 +13,7 @@ import Glibc
 
 /// `roundclock run`: the clock as a service. Reads the config, restores the saved session,
 /// drives the board's panels, buttons and buzzer (or, with `--simulate`, emulated chips and
-/// scripted buttons, optionally in virtual time) until SIGTERM/SIGINT or `--until`, then
+/// scripted buttons, optionally in virtual time) until SIGTERM/SIGINT/SIGHUP or `--until`, then
 /// saves the state, leaves the panels showing the configured picture and silences the buzzer.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +21,8 @@ struct Run: AsyncParsableCommand {
         discussion: """
             Reads --config (default \(Config.defaultPath)); --board and --program override it. \
             Without a config file, --board FILE or --simulate run on built-in defaults; with neither it exits 64. \
-            A bad config exits 78 (EX_CONFIG). \
+            A bad config exits 78 (EX_CONFIG); a state directory or frames file that cannot be created, 73. \
+            SIGTERM, SIGINT and SIGHUP stop it gracefully. \
             The session is saved on every command and restored on start. \
             --simulate --virtual runs the same service in virtual time (needs --until or --events).
             """)
@@ -50,6 +51,8 @@ struct Run: AsyncParsableCommand {
     var brightness: Int?
 
     func run() async throws {
+        // SIGTERM/SIGINT/SIGHUP are caught since the process entry (Entry, ShutdownSignals):
+        // one before the service group runs waits in its pipe and stops it gracefully.
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
         let setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
@@ -71,7 +74,7 @@ struct Run: AsyncParsableCommand {
             hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock, logger: logger)
         } catch {
             printError("\(error)")
-            throw ExitCode(69) // EX_UNAVAILABLE
+            throw ExitCode(ExitStatus.unavailable)
         }
         let display = BoardDisplay(specs: setup.board.panels, devices: devices,
                                    brightness: setup.config.brightness.level(at: SystemWallClock.now()),
@@ -102,9 +105,8 @@ struct Run: AsyncParsableCommand {
         let notifier = SystemdNotifier.fromEnvironment()
 
         // The session: restored from the state directory, or ready with the program.
-        let stateDirectory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory())
         let saver: StateSaver?
-        if let stateDirectory {
+        if let stateDirectory = setup.stateDirectory {
             do {
                 let system = try SystemReadings.system()
                 let readings = virtual ? system.advancing(with: clock, from: start) : system
@@ -134,7 +136,7 @@ struct Run: AsyncParsableCommand {
             }
         }
 
-        let recorder = try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) }
+        let recorder = setup.recorder
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
@@ -168,13 +170,17 @@ struct Run: AsyncParsableCommand {
         if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
         services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
         if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
+        // Last, so it is the first to stop: a caught signal ends it, and its end shuts the group down.
+        services.append(.init(service: ShutdownSignals.Service(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
         // Not in virtual time: its clock would let the feeder spin without ever sleeping.
         if !virtual, let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
             let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
             services.append(.init(service: WatchdogService(feeder: feeder)))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
-        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        // Signals come through ShutdownSignals (installed first thing), not the group's own
+        // handlers, which would be installed only now and replace it.
+        configuration.gracefulShutdownSignals = []
         logger.info("running \(controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
         var failed = false
         do {
@@ -183,10 +189,13 @@ struct Run: AsyncParsableCommand {
             logger.error("\(error)")
             failed = true
         }
-        try recorder?.close()
+        do { try recorder?.close() } catch {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        }
         logger.info("stopped")
         // A service that failed (e.g. the button reader could not start): exit non-zero so
         // systemd restarts the service (Restart=on-failure).
-        if failed { throw ExitCode(70) } // EX_SOFTWARE
+        if failed { throw ExitCode(ExitStatus.software) }
     }
 }

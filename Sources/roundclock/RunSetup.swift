@@ -1,12 +1,14 @@
 import ArgumentParser
 import RoundClockConfig
 import RoundClockCore
+import RoundClockService
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension Run {
-    /// Everything checked; exits 78 on a bad config, 64 on bad options.
+    /// Everything checked; exits 78 on a bad config, 64 on bad options, 73 when the state
+    /// directory or the frames file cannot be created or written.
     struct Setup {
         var config: Config
         var board: Board
@@ -17,6 +19,10 @@ extension Run {
         var presses: [ScriptedPress]
         /// `--wall-time`: the local wall time at the start of a simulated run.
         var startWall: WallTime?
+        /// Where the session is kept (created and checked writable), `nil`: not kept.
+        var stateDirectory: String?
+        /// `--frames`, opened (and truncated) before any device is touched.
+        var recorder: FramesRecorder?
     }
 
     func setup() throws -> Setup {
@@ -54,12 +60,31 @@ extension Run {
             } else {
                 program = loaded.program
             }
+            let end = try until ?? virtualEnd(program: program, presses: presses)
             return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven,
-                         until: try until ?? virtualEnd(program: program, presses: presses), presses: presses, startWall: startWall)
+                         until: end, presses: presses, startWall: startWall,
+                         stateDirectory: try preparedStateDirectory(),
+                         recorder: try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) })
         } catch let error as ConfigError {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
+        } catch let error as FileError {
+            printError(error.description)
+            throw ExitCode(error.exitCode)
+        } catch let error as PersistenceError {
+            printError("state directory: \(error)")
+            throw ExitCode(ExitStatus.cannotCreate)
         }
+    }
+
+    /// `--state-dir` (default `$STATE_DIRECTORY` or /var/lib/roundclock; with `--simulate`
+    /// none unless given), created like `mkdir -p` and checked writable: a session said to
+    /// be kept is kept, or `run` does not start.
+    private func preparedStateDirectory() throws(PersistenceError) -> String? {
+        guard let directory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory()) else { return nil }
+        let store = StateStore(directory: directory)
+        try store.prepareDirectory()
+        return store.directory
     }
 
     /// Without `--until`, a virtual run ends the program's length plus 1 s after the last

@@ -63,7 +63,7 @@ struct Simulate: AsyncParsableCommand {
                 : try await plan.run(clock: ContinuousClock(), decimals: 6)
         } catch let error as FileError {
             printError(error.description)
-            throw ExitCode(73) // EX_CANTCREAT
+            throw ExitCode(error.exitCode) // 73 EX_CANTCREAT, 74 EX_IOERR
         }
         print(summary.description)
     }

@@ -8,14 +8,18 @@ public struct PersistenceError: Error, Sendable, Hashable, CustomStringConvertib
     public var operation: String
     public var path: String
     public var errno: Int32
+    /// Said instead of strerror(errno) when no syscall failed (the path is a FIFO, the file
+    /// is too large, not UTF-8, ...).
+    public var reason: String?
 
-    public init(operation: String, path: String, errno: Int32) {
+    public init(operation: String, path: String, errno: Int32, reason: String? = nil) {
         self.operation = operation
         self.path = path
         self.errno = errno
+        self.reason = reason
     }
 
     public var description: String {
-        "\(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno))"
+        "\(operation) \(path): \(reason ?? POSIXIO.describe(errno))"
     }
 }

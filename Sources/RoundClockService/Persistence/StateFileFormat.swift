@@ -13,7 +13,9 @@ import RoundClockCore
 ///     saved_realtime_ns=1795000012000000000
 ///
 /// `anchor_*` appear only for a running session. In `program`, `\` is written `\\` and a
-/// line break `\n`.
+/// line break `\n`. Every number is range-checked (`elapsed_before_ns` at most
+/// `SavedSession.longestElapsed`, the instants within Int64 nanoseconds): a file out of range
+/// is corrupt, and set aside, never a trap.
 public enum StateFileFormat {
     public static let magic = "roundclock-state"
     public static let version = 1
@@ -34,7 +36,7 @@ public enum StateFileFormat {
     public static func decode(_ text: String) throws(StateFileError) -> SavedSession {
         guard text.hasSuffix("\n") else { throw .corrupt("truncated: no final line break") }
         let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false)
-        let header = lines[0].split(separator: " ")
+        let header = lines[0].split(separator: " ", omittingEmptySubsequences: false)
         guard header.count == 2, header[0] == magic else { throw .foreign("first line is not \"\(magic) N\"") }
         guard header[1] == "\(version)" else { throw .foreign("version \(header[1]); this roundclock reads version \(version)") }
         var values: [String: String] = [:]
@@ -50,9 +52,15 @@ public enum StateFileFormat {
             guard let v = values[key] else { throw .corrupt("\"\(key)\" is missing") }
             return v
         }
-        func duration(_ key: String) throws(StateFileError) -> Duration? {
+        func duration(_ key: String, atMost limit: Duration = .nanoseconds(Int64.max)) throws(StateFileError) -> Duration? {
             guard let v = values[key] else { return nil }
-            guard let n = Int64(v), n >= 0 else { throw .corrupt("\"\(key)\" is \"\(v)\"; expected nanoseconds, a whole number ≥ 0") }
+            // Digits only (Int64("+5") would pass); Int64(_:) returns nil past Int64.max.
+            guard !v.isEmpty, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int64(v) else {
+                throw .corrupt("\"\(key)\" is \"\(v)\"; expected nanoseconds, a whole number from 0 to \(Int64.max)")
+            }
+            guard Duration.nanoseconds(n) <= limit else {
+                throw .corrupt("\"\(key)\" is \(n) ns, longer than a session can be (\(nanoseconds(limit)) ns)")
+            }
             return .nanoseconds(n)
         }
         let program = try unescape(try required("program"))
@@ -61,7 +69,7 @@ public enum StateFileFormat {
         guard let state = SavedSession.RunState(rawValue: stateText) else { throw .corrupt("\"state\" is \"\(stateText)\"; expected ready, running or paused") }
         let bootID = try required("boot_id")
         guard !bootID.isEmpty, bootID.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else { throw .corrupt("\"boot_id\" is \"\(bootID)\"") }
-        guard let elapsed = try duration("elapsed_before_ns") else { throw .corrupt("\"elapsed_before_ns\" is missing") }
+        guard let elapsed = try duration("elapsed_before_ns", atMost: SavedSession.longestElapsed) else { throw .corrupt("\"elapsed_before_ns\" is missing") }
         guard let saved = try duration("saved_realtime_ns") else { throw .corrupt("\"saved_realtime_ns\" is missing") }
         let anchorBoot = try duration("anchor_boottime_ns")
         let anchorReal = try duration("anchor_realtime_ns")
@@ -118,12 +126,16 @@ public enum StateFileError: Error, Sendable, Hashable, CustomStringConvertible {
     case foreign(String)
     /// Well-formed, but names a program this configuration does not know.
     case unknownProgram(String)
+    /// Could not be read as a small text file: not a regular file, too large, not UTF-8, an
+    /// I/O error.
+    case unreadable(String)
 
     public var description: String {
         switch self {
         case .corrupt(let why): "corrupt (\(why))"
         case .foreign(let why): "foreign (\(why))"
         case .unknownProgram(let name): "names an unknown program \"\(name)\""
+        case .unreadable(let why): "unreadable (\(why))"
         }
     }
 }

@@ -33,17 +33,18 @@ public struct StateSaver: Sendable {
 
     /// Reads the state file and decides how the session comes back (see `ResumeDecision`).
     /// `resolve` maps the saved program name (preset, DSL line or custom name) to a program.
-    /// No file, an unreadable file → ready with `fallback`, outcome `nil`. A corrupt or
-    /// foreign file, or one naming an unknown program, is set aside with a warning.
+    /// No file → ready with `fallback`, outcome `nil`. A file that cannot be used — unreadable
+    /// (not a regular file, too large, not UTF-8), corrupt, foreign, out of range, or naming
+    /// an unknown program — is set aside with a warning, and it is ready with `fallback`.
     /// `now` is evaluated right before CLOCK_BOOTTIME and CLOCK_REALTIME are read, after the
     /// file was read and parsed, so the anchor is mapped through readings of one instant.
     public func restore<Instant>(now: @autoclosure () -> Instant, fallback: Program, resumeAfterReboot: Bool,
                                  resolve: (String) -> Program?) -> (session: Session<Instant>, outcome: ResumeOutcome?) {
         let text: String?
-        do {
+        do throws(StateFileError) {
             text = try store.readText()
         } catch {
-            logger.error("state: cannot read: \(error); starting ready with \(fallback.name)")
+            setAside(because: error)
             return (Session(program: fallback), nil)
         }
         guard let text else {

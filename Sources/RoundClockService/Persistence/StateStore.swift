@@ -32,13 +32,38 @@ public struct StateStore: Sendable {
         try FileIO.writeAtomically(StateFileFormat.encode(saved), path: path, temp: tempPath, directory: directory)
     }
 
-    /// The file's text, or `nil` when there is none (ENOENT).
-    public func readText() throws(PersistenceError) -> String? {
+    /// The file's text, or `nil` when there is none (ENOENT). Anything else that keeps it
+    /// from being read — not a regular file (a FIFO, a directory, a symbolic link: it is
+    /// opened `O_NONBLOCK | O_NOFOLLOW`, never blocking), over 64 KiB, not UTF-8, an I/O
+    /// error — makes it unusable: the caller sets it aside.
+    public func readText() throws(StateFileError) -> String? {
         do throws(PersistenceError) {
-            return try FileIO.readSmallFile(path)
+            return try FileIO.readSmallFile(path, followSymlinks: false)
         } catch {
             if error.errno == ENOENT && error.operation == "open" { return nil }
-            throw error
+            throw .unreadable(error.reason ?? "\(error.operation): \(POSIXIO.describe(error.errno))")
+        }
+    }
+
+    /// Makes sure the state directory exists and can take the state file: creates it and
+    /// any missing parents like `mkdir -p`, mode 0755 as systemd's `StateDirectory=` does
+    /// (`StateDirectoryMode=` default), then checks it is a directory this process can write
+    /// (access(2) W_OK | X_OK). Throws naming the path and errno.
+    public func prepareDirectory() throws(PersistenceError) {
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/\(component)"
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+                throw PersistenceError(operation: "create directory", path: prefix, errno: errno)
+            }
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw PersistenceError(operation: "stat", path: directory, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw PersistenceError(operation: "use", path: directory, errno: ENOTDIR, reason: "not a directory")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw PersistenceError(operation: "write to directory", path: directory, errno: errno)
         }
     }
 
@@ -48,7 +73,7 @@ public struct StateStore: Sendable {
     @discardableResult
     public func setAside(realtime: Duration) throws(PersistenceError) -> String {
         let base = "\(path).corrupt-\(Self.timestamp(realtime))"
-        guard let target = (1...1000).lazy.map({ $0 == 1 ? base : "\(base)-\($0)" }).first(where: { access($0, F_OK) != 0 }) else {
+        guard let target = (1...1000).lazy.map({ $0 == 1 ? base : "\(base)-\($0)" }).first(where: { faccessat(AT_FDCWD, $0, F_OK, AT_SYMLINK_NOFOLLOW) != 0 }) else {
             throw PersistenceError(operation: "rename", path: "\(path) → \(base)-1000", errno: EEXIST)
         }
         guard rename(path, target) == 0 else { throw PersistenceError(operation: "rename", path: "\(path) → \(target)", errno: errno) }
