@@ -3,7 +3,7 @@ import RoundClockCore
 import ServiceLifecycle
 
 /// The render loop as a `Service`: runs until its stop condition or a graceful shutdown
-/// (SIGTERM/SIGINT through the service group), then hands the final controller to
+/// (SIGTERM/SIGINT/SIGHUP caught by `ShutdownSignals` from the process entry), then hands the final controller to
 /// `finished` (save the state, leave the panels showing the configured picture, silence
 /// the buzzer).
 public struct RenderService<C: Clock & Sendable>: Service where C.Duration == Duration, C.Instant: Sendable {

@@ -140,7 +140,8 @@ struct Run: AsyncParsableCommand {
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
-        if simulate, isatty(STDOUT_FILENO) == 1 { members.append(TerminalPanel(drawing: true, animateBlink: !virtual)) }
+        let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
+        if let terminal { members.append(terminal) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         let stop: StopCondition<C.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
         var saveOnChange: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
@@ -189,6 +190,7 @@ struct Run: AsyncParsableCommand {
             logger.error("\(error)")
             failed = true
         }
+        await terminal?.finish()
         do { try recorder?.close() } catch {
             printError(error.description)
             throw ExitCode(error.exitCode)
