@@ -35,6 +35,9 @@ public struct HT16K33Driver<Device: I2CDevice> {
     /// A check of an all-blank panel cannot tell a dark chip that lost power from a lit
     /// blank one: the settings are then re-sent with the next non-blank picture.
     public private(set) var settingsUnverified = false
+    /// RAM bytes written since the last power check: after a power loss they hold what
+    /// was written, so only the others can reveal it.
+    private var writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
 
     /// Takes the device; performs no I/O. Call `start` (or `commit`) next.
     public init(device: Device) {
@@ -106,19 +109,29 @@ public struct HT16K33Driver<Device: I2CDevice> {
     /// power (RAM garbage, settings at power-on defaults: oscillator and display off), so
     /// everything is rewritten at once (`reinitialize`, 20 bytes).
     ///
-    /// The bytes checked rotate over those whose target is non-zero, so an all-zero RAM
-    /// (what the kernel's i2c-stub and some chips come back with) is caught at the first
-    /// check; on an all-blank panel they rotate over all 16 bytes, and since a dark chip
-    /// then looks like a lit blank one, the next non-blank picture also re-sends the settings.
+    /// Only a byte not rewritten since the previous check can reveal a power loss since then,
+    /// and it rotates over those whose target is non-zero, so an all-zero RAM (what the
+    /// kernel's i2c-stub and some chips come back with) is caught at the first check. Without
+    /// such a byte, a stale zero byte is read (random garbage shows there) and:
+    /// - on a blank panel, a dark chip looks like a lit blank one: the next non-blank
+    ///   picture re-sends the settings (`settingsUnverified`);
+    /// - otherwise every lit byte was just rewritten, so RAM is right and only the settings
+    ///   can be wrong: they are re-sent now (`.settingsReasserted`, 3 bytes more).
     /// Nothing is read while the chip is not known to match `target` (before the first
     /// commit, after a failed transfer or `standby`). A device that cannot read (EOPNOTSUPP)
     /// is never read again: `.cannotRead`, and the caller falls back to `reassertSettings`.
     public mutating func checkForPowerLoss() throws(I2CError) -> PowerCheck {
         guard canRead else { return .cannotRead }
         guard isSynchronized else { return .skipped }
-        let lit = target.ram.indices.filter { target.ram[$0] != 0 }
-        let candidates = lit.isEmpty ? Array(target.ram.indices) : lit
-        let index = candidates.first { $0 > (lastCheckedIndex ?? -1) } ?? candidates[0]
+        let stale = target.ram.indices.filter { !writtenSinceCheck[$0] }
+        let lit = stale.filter { target.ram[$0] != 0 }
+        let blank = !target.ram.contains { $0 != 0 }
+        writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
+        let candidates = lit.isEmpty ? stale : lit
+        guard let index = candidates.first(where: { $0 > (lastCheckedIndex ?? -1) }) ?? candidates.first else {
+            try reassertSettings()
+            return .settingsReasserted
+        }
         let register = HT16K33Command.displayRAMAddress + UInt8(index)
         let value: UInt8
         do {
@@ -131,10 +144,16 @@ public struct HT16K33Driver<Device: I2CDevice> {
         let expected = target.ram[index]
         guard value == expected else {
             try reinitialize()
+            writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
             return .reinitialized(register: register, read: value, expected: expected)
         }
-        if lit.isEmpty { settingsUnverified = true }
-        return .intact(register: register)
+        guard lit.isEmpty else { return .intact(register: register) }
+        if blank {
+            settingsUnverified = true
+            return .intact(register: register)
+        }
+        try reassertSettings()
+        return .settingsReasserted
     }
 
     private mutating func forget() {
@@ -173,7 +192,10 @@ public struct HT16K33Driver<Device: I2CDevice> {
     private mutating func flushRAM() throws(I2CError) {
         let changed = target.ram.indices.filter { knownRAM[$0] != target.ram[$0] }
         guard let first = changed.first, let last = changed.last else { return }
-        for index in first...last { knownRAM[index] = nil }
+        for index in first...last {
+            knownRAM[index] = nil
+            writtenSinceCheck[index] = true
+        }
         try device.writeBlock(
             register: HT16K33Command.displayRAMAddress + UInt8(first),
             Array(target.ram[first...last]))
@@ -191,6 +213,9 @@ public enum PowerCheck: Equatable, Sendable, CustomStringConvertible {
     /// The RAM byte at `register` read `read` instead of `expected`: the chip lost power;
     /// it has been fully re-initialised.
     case reinitialized(register: UInt8, read: UInt8, expected: UInt8)
+    /// No byte could tell (every lit byte was rewritten since the last check, which a chip
+    /// that lost power in between would also hold): the settings were re-sent instead.
+    case settingsReasserted
     /// Nothing read: the chip is not known to match the target yet.
     case skipped
     /// The device cannot read (EOPNOTSUPP): nothing was checked.
@@ -200,6 +225,7 @@ public enum PowerCheck: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .intact(register): "RAM @\(hex(register)) read back as written"
         case let .reinitialized(register, read, expected): "RAM @\(hex(register)) read back \(hex(read)), expected \(hex(expected))"
+        case .settingsReasserted: "RAM rewritten since the last check, settings re-sent"
         case .skipped: "not checked: chip state unknown"
         case .cannotRead: "not checked: the device cannot read"
         }

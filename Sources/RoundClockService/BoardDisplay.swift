@@ -138,7 +138,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
                     update.panels.append(try readout(index))
                 case .cannotRead:
                     if settingsDue { try panels[index].driver.reinitialize() } else { try panels[index].driver.reassertSettings() }
-                case .intact, .skipped:
+                case .intact, .skipped, .settingsReasserted:
                     if settingsDue { try panels[index].driver.reassertSettings() }
                 }
             } catch {
