@@ -60,8 +60,9 @@ extension FaceDisplay {
 /// How `BoardDisplay` looks for chips that lost power between two writes (no transfer
 /// failed, so nothing else notices): one panel per check, in rotation, so each panel is
 /// checked every `panelPeriod`; the render loop runs a check at most
-/// `RenderLoop.powerCheckSlack` (0.15 s) late, riding on a display commit, so a chip is
-/// found and fully re-initialised at most 1.8 + 0.15 s after it answers again.
+/// `RenderLoop.powerCheckSlack` (0.1 s) late, riding on a display commit, so a chip is
+/// found and fully re-initialised at most 1.85 + 0.1 s after it answers again (one check
+/// later, 3.8 s, in the 1 in 256 case where the garbage byte read equals the one written).
 public struct PowerCheckSchedule: Sendable, Hashable {
     /// Time between two checks of the same panel.
     public var panelPeriod: Duration
@@ -73,8 +74,8 @@ public struct PowerCheckSchedule: Sendable, Hashable {
         self.panelPeriod = panelPeriod
         self.settingsEvery = max(1, settingsEvery)
     }
-    /// 1.8 s per panel, settings about once a minute (32 × 1.8 s = 57.6 s). On the
-    /// 3-panel simulator board: 3.33 bytes/s of reads (a check is 2 bytes) plus 0.16
-    /// bytes/s of settings.
-    public static let standard = PowerCheckSchedule(panelPeriod: .milliseconds(1800), settingsEvery: 32)
+    /// 1.85 s per panel, settings about every two minutes (64 × 1.85 s = 118.4 s). On the
+    /// 3-panel simulator board: 3.24 bytes/s of reads (a check is 2 bytes) plus about
+    /// 0.16 bytes/s of settings (README "Measured").
+    public static let standard = PowerCheckSchedule(panelPeriod: .milliseconds(1850), settingsEvery: 64)
 }

@@ -84,7 +84,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
 
     /// How late a power check may run to share a wake-up with a commit (`PowerCheckSchedule`
     /// counts it in its 2 s promise).
-    public static var powerCheckSlack: Duration { .milliseconds(150) }
+    public static var powerCheckSlack: Duration { .milliseconds(100) }
 
     /// Runs until the stop condition or task cancellation; returns the final controller.
     @discardableResult

@@ -58,7 +58,7 @@ struct SimulationSummary: CustomStringConvertible {
     var timeChanges: Int
     var signals: Int
     var status: Status
-    /// I2C traffic after start-up, all panels.
+    /// I2C traffic after start-up, all panels (reads of the power-loss checks included).
     var traffic: Traffic
     var startup: Traffic
 
@@ -68,7 +68,8 @@ struct SimulationSummary: CustomStringConvertible {
         return """
             simulated \(program) for \(ran.formattedSeconds(decimals: decimals)) s: \(frames) panel changes, \(signals) signals, ended \(status.state)
             I2C: start-up \(startup.bytes) bytes in \(startup.transactions) transactions; then \(traffic.bytes) bytes in \(traffic.transactions) transactions \
-            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes)
+            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes), \
+            power-loss checks included: \(traffic.readBytes) reads (\(2 * traffic.readBytes) bytes)
             """
     }
 

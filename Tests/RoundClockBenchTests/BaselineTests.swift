@@ -70,8 +70,8 @@ import Testing
         await loop.run(controller)
         let timeline = Timeline(program: program, horizon: .seconds(5))
         #expect(timeline.lateness(of: log.all).map(\.lateness) == Array(repeating: .zero, count: 6))
-        // 5 changes; power checks every 0.6 s (one panel of three, 1.8 s each) at 0.6, 1.2,
-        // 1.8, 2.4, 3.6, 4.2 and 4.8 s wake the loop too; the one due at 3.0 s rides on a change.
+        // 5 changes; power checks every 1.85 s / 3 panels wake the loop too, at 0.62, 1.23,
+        // 1.85, 2.47, 3.08, 3.7 and 4.32 s; the one due at 4.93 s rides on the stop at 5 s.
         #expect(clock.wakeUps == 5 + 7 && clock.overshoot.allSatisfy { $0 == .zero })
     }
 
