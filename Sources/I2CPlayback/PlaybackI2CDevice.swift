@@ -40,7 +40,7 @@ public final class PlaybackI2CDevice: I2CDevice {
 
         public var description: String {
             if let errno { return "\(operation) -> errno \(errno)" }
-            if case .readByte = operation { return "\(operation) -> \(reply)" }
+            if case .readByte = operation { return "\(operation) -> 0x" + (reply < 0x10 ? "0" : "") + String(reply, radix: 16) }
             return operation.description
         }
     }

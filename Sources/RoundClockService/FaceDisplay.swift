@@ -24,7 +24,8 @@ public enum DisplayEvent: Sendable, Hashable, CustomStringConvertible {
 public struct DisplayUpdate: Sendable, Hashable {
     /// What each panel that answered now holds.
     public var panels: [PanelReadout]
-    /// The panels that did not answer this time, in board order.
+    /// The panels that did not answer this time, in board order (after a power check:
+    /// every panel offline now, the checked one included if it did not answer).
     public var offline: [PanelRole]
     /// Offline/online transitions: once per outage, not once per attempt.
     public var events: [DisplayEvent]

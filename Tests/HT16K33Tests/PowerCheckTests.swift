@@ -137,4 +137,13 @@ struct PowerCheckTests {
         #expect(garbage == .reinitialized(register: 0x01, read: 0x3c, expected: 0))
         try bus.finish()
     }
+
+    @Test func playbackScriptsReadsAndReportsUnexpectedOnes() throws {
+        let bus = PlaybackI2CDevice([.read(0x02, replying: 0x5b), .send(0x21)])
+        #expect(try bus.readByte(register: 0x02) == 0x5b)
+        #expect(throws: I2CError.self) { _ = try bus.readByte(register: 0x04) }
+        let report = #expect(throws: PlaybackError.self) { try bus.finish() }
+        #expect(report?.mismatches == ["unexpected read byte @0x04; expected send byte 0x21"])
+        #expect(PlaybackI2CDevice.Step.read(0x08, replying: 0x7f).description == "read byte @0x08 -> 0x7f")
+    }
 }
