@@ -64,7 +64,7 @@ static inline int rc_i2c_can_read_byte_data(int fd) {
 }
 
 /* SMBus "read byte data" of register 0: a harmless probe (HT16K33 display RAM). */
-static inline int rc_i2c_probe(int fd) { return i2c_smbus_read_byte_data(fd, 0x00); }
+static inline int rc_i2c_probe(int fd) { return rc_i2c_read_byte_data(fd, 0x00); }
 
 /* --------------------------------------------------------------- GPIO ---- */
 

@@ -108,12 +108,28 @@ import Testing
         }
     }
 
-    /// Every moment of a running second, not only 0.3 s after a boundary.
+    /// Every moment of a whole panel period while running (every 10 ms), not only 0.3 s
+    /// after a second boundary.
     @Test func anyMomentOfTheSleepIsCaught() async throws {
-        for step in 0..<40 {
-            let fault = Duration.milliseconds(20_000 + 50 * step)
+        for step in 0..<200 {
+            let fault = Duration.milliseconds(20_000 + 10 * step)
             let (chip, expected, _) = try await powerLoss(.running, panel: 0, at: fault) { $0.powerLoss(garbage: .pattern([0])) }
             #expect(chip == expected, "fault at \(fault)")
+        }
+    }
+
+    /// The worst case: the fault comes just after the panel's check. Paused, no commit to
+    /// ride on: checks run exactly every 1.85 s / 3, the k-th on panel (k - 1) % 3, so the
+    /// next check of the panel finds it 1.85 s later, within the promised 1.85 + 0.1 s.
+    @Test func aFaultJustAfterThePanelsCheckIsCaughtByItsNextOne() async throws {
+        let interval = Duration.milliseconds(1850) / 3
+        for k in [31, 34, 37] {
+            let fault = interval * k + .nanoseconds(1)
+            let (chip, expected, recorder) = try await powerLoss(.paused, panel: 0, at: fault, observedAfter: .milliseconds(1950)) {
+                $0.powerLoss(garbage: .pattern([0]))
+            }
+            #expect(chip == expected, "fault at \(fault)")
+            #expect(reinitialisations(recorder).map(\.0) == [interval * (k + 3)], "found by the panel's next check")
         }
     }
 
