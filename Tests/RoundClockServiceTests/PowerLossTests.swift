@@ -65,7 +65,9 @@ import Testing
                               wallTime: { WallTime(hour: 9, minute: 41).advanced(by: start.duration(to: $0)) },
                               stop: .at(start.advanced(by: observe + .milliseconds(1))),
                               script: script.flatMap { $0.edges(from: start) })
-        var controller = Controller<VirtualClock.Instant>(program: program)
+        // Dimmed (level 5, not the power-on 15), so a chip that came back must get its dimming too.
+        var controller = Controller<VirtualClock.Instant>(
+            program: program, brightness: BrightnessSchedule(day: 5, night: 5, nightFrom: 22 * 60, dayFrom: 7 * 60))
         if startSession { _ = controller.perform(.start, at: start) }
         await loop.run(controller)
         let chip = try #require(captured.all.first, "the loop slept through \(observe)")
@@ -74,6 +76,7 @@ import Testing
         let text = face[spec.role]
         let frame = try Frame(text.text, kind: spec.kind, brightness: face.brightness, blink: text.blinking ? .oneHertz : .off)
         let expected = ChipState(ram: frame.ram(), lit: true, blink: BlinkRate(bits: frame.blink.rawValue), brightness: face.brightness)
+        #expect(face.brightness == 5)
         return (chip, expected, recorder)
     }
 
