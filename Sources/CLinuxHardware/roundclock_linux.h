@@ -48,8 +48,23 @@ static inline int rc_i2c_read_block(int fd, uint8_t reg, uint8_t length, uint8_t
     return i2c_smbus_read_i2c_block_data(fd, reg, length, bytes);
 }
 
+/* SMBus "read byte data": register byte, repeated start, one byte read back (HT16K33: one
+ * display RAM byte, the power-loss check). Returns the byte 0..255, or -1. */
+static inline int rc_i2c_read_byte_data(int fd, uint8_t reg) {
+    int value = i2c_smbus_read_byte_data(fd, reg);
+    return value < 0 ? -1 : value;
+}
+
+/* Whether the adapter can do SMBus "read byte data" (ioctl I2C_FUNCS,
+ * I2C_FUNC_SMBUS_READ_BYTE_DATA): 1 yes, 0 no, -1 on error. */
+static inline int rc_i2c_can_read_byte_data(int fd) {
+    unsigned long funcs = 0;
+    if (ioctl(fd, I2C_FUNCS, &funcs) < 0) return -1;
+    return (funcs & I2C_FUNC_SMBUS_READ_BYTE_DATA) ? 1 : 0;
+}
+
 /* SMBus "read byte data" of register 0: a harmless probe (HT16K33 display RAM). */
-static inline int rc_i2c_probe(int fd) { return i2c_smbus_read_byte_data(fd, 0x00); }
+static inline int rc_i2c_probe(int fd) { return rc_i2c_read_byte_data(fd, 0x00); }
 
 /* --------------------------------------------------------------- GPIO ---- */
 

@@ -9,6 +9,12 @@
 /// Write order (also the start-up sequence, HT16K33 datasheet power-on notes: RAM
 /// content is undefined at power-up): oscillator on (0x21), display RAM, display
 /// setup (0x80 | on | blink << 1), dimming (0xE0 | level).
+///
+/// A chip that loses power between two transfers fails none of them: it comes back
+/// with garbage RAM and its settings at power-on defaults (oscillator and display off).
+/// `checkForPowerLoss` finds that by reading one RAM byte back (the settings are
+/// write-only) and re-initialises on a mismatch; `reassertSettings` re-sends the
+/// write-only settings (a brown-out that kept RAM, or a device that cannot read).
 public struct HT16K33Driver<Device: I2CDevice> {
     /// The device; the driver never opens or closes it.
     public var device: Device
@@ -22,6 +28,16 @@ public struct HT16K33Driver<Device: I2CDevice> {
     public private(set) var knownDisplaySetup: UInt8?
     /// Last dimming byte known to have reached the chip.
     public private(set) var knownDimming: UInt8?
+    /// False once the device answered a read with EOPNOTSUPP: no more read-back checks.
+    public private(set) var canRead = true
+    /// RAM index read by the last power-loss check (the next check reads the next one).
+    public private(set) var lastCheckedIndex: Int?
+    /// A check of an all-blank panel cannot tell a dark chip that lost power from a lit
+    /// blank one: the settings are then re-sent with the next non-blank picture.
+    public private(set) var settingsUnverified = false
+    /// RAM bytes written since the last power check: after a power loss they hold what
+    /// was written, so only the others can reveal it.
+    private var writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
 
     /// Takes the device; performs no I/O. Call `start` (or `commit`) next.
     public init(device: Device) {
@@ -59,6 +75,9 @@ public struct HT16K33Driver<Device: I2CDevice> {
                 errno: Errno.EINVAL)
         }
         target = HT16K33State(ram: ram, brightness: brightness, blink: blink, displayOn: displayOn)
+        if settingsUnverified, target.ram.contains(where: { $0 != 0 }) {
+            forgetSettings()
+        }
         try flush()
     }
 
@@ -77,11 +96,76 @@ public struct HT16K33Driver<Device: I2CDevice> {
         knownSystemSetup = HT16K33Command.standby
     }
 
+    /// Re-sends the write-only settings from `target`: system setup 0x21, display setup,
+    /// dimming (3 bytes). A brown-out can reset them while display RAM survives, which a
+    /// RAM read-back cannot see.
+    public mutating func reassertSettings() throws(I2CError) {
+        forgetSettings()
+        try flush()
+    }
+
+    /// Power-loss check (one SMBus "read byte data", 2 bytes on the wire): reads one display
+    /// RAM byte back and compares it with what the chip was sent. On a mismatch the chip lost
+    /// power (RAM garbage, settings at power-on defaults: oscillator and display off), so
+    /// everything is rewritten at once (`reinitialize`, 20 bytes).
+    ///
+    /// Only a byte not rewritten since the previous check can reveal a power loss since then,
+    /// and it rotates over those whose target is non-zero, so an all-zero RAM (what the
+    /// kernel's i2c-stub and some chips come back with) is caught at the first check. Without
+    /// such a byte, a stale zero byte is read (random garbage shows there) and:
+    /// - on a blank panel, a dark chip looks like a lit blank one: the next non-blank
+    ///   picture re-sends the settings (`settingsUnverified`);
+    /// - otherwise every lit byte was just rewritten, so RAM is right and only the settings
+    ///   can be wrong: they are re-sent now (`.settingsReasserted`, 3 bytes more).
+    /// Nothing is read while the chip is not known to match `target` (before the first
+    /// commit, after a failed transfer or `standby`). A device that cannot read (EOPNOTSUPP)
+    /// is never read again: `.cannotRead`, and the caller falls back to `reassertSettings`.
+    public mutating func checkForPowerLoss() throws(I2CError) -> PowerCheck {
+        guard canRead else { return .cannotRead }
+        guard isSynchronized else { return .skipped }
+        let stale = target.ram.indices.filter { !writtenSinceCheck[$0] }
+        let lit = stale.filter { target.ram[$0] != 0 }
+        let blank = !target.ram.contains { $0 != 0 }
+        writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
+        let candidates = lit.isEmpty ? stale : lit
+        guard let index = candidates.first(where: { $0 > (lastCheckedIndex ?? -1) }) ?? candidates.first else {
+            try reassertSettings()
+            return .settingsReasserted
+        }
+        let register = HT16K33Command.displayRAMAddress + UInt8(index)
+        let value: UInt8
+        do {
+            value = try device.readByte(register: register)
+        } catch where error.errno == Errno.EOPNOTSUPP {
+            canRead = false
+            return .cannotRead
+        }
+        lastCheckedIndex = index
+        let expected = target.ram[index]
+        guard value == expected else {
+            try reinitialize()
+            writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
+            return .reinitialized(register: register, read: value, expected: expected)
+        }
+        guard lit.isEmpty else { return .intact(register: register) }
+        if blank {
+            settingsUnverified = true
+            return .intact(register: register)
+        }
+        try reassertSettings()
+        return .settingsReasserted
+    }
+
     private mutating func forget() {
         knownRAM = Array(repeating: nil, count: HT16K33Command.displayRAMSize)
+        forgetSettings()
+    }
+
+    private mutating func forgetSettings() {
         knownSystemSetup = nil
         knownDisplaySetup = nil
         knownDimming = nil
+        settingsUnverified = false
     }
 
     private mutating func flush() throws(I2CError) {
@@ -108,7 +192,10 @@ public struct HT16K33Driver<Device: I2CDevice> {
     private mutating func flushRAM() throws(I2CError) {
         let changed = target.ram.indices.filter { knownRAM[$0] != target.ram[$0] }
         guard let first = changed.first, let last = changed.last else { return }
-        for index in first...last { knownRAM[index] = nil }
+        for index in first...last {
+            knownRAM[index] = nil
+            writtenSinceCheck[index] = true
+        }
         try device.writeBlock(
             register: HT16K33Command.displayRAMAddress + UInt8(first),
             Array(target.ram[first...last]))

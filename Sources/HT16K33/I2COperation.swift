@@ -6,6 +6,8 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
     case writeBlock(register: UInt8, bytes: [UInt8])
     /// SMBus read I2C block data of `count` bytes at `register` (display RAM read-back).
     case readBlock(register: UInt8, count: Int)
+    /// SMBus read byte data at `register` (the power-loss check: one display RAM byte).
+    case readByte(register: UInt8)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
             "write block @\(hex(register)) [\(bytes.map(hex).joined(separator: " "))]"
         case let .readBlock(register, count):
             "read block @\(hex(register)) (\(count) bytes)"
+        case let .readByte(register):
+            "read byte @\(hex(register))"
         }
     }
 
@@ -24,6 +28,7 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
         case let .sendByte(byte): "send byte \(hex(byte))"
         case let .writeBlock(register, bytes): "write block @\(hex(register)) (\(bytes.count) bytes)"
         case let .readBlock(register, count): "read block @\(hex(register)) (\(count) bytes)"
+        case .readByte: description
         }
     }
 }

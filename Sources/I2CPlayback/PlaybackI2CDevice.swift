@@ -2,7 +2,8 @@ import HT16K33
 
 /// A scripted `I2CDevice` for byte-exact tests, after periph.io's
 /// `conn/i2c/i2ctest.Playback`: it is given the exact list of transfers to expect
-/// and fails on anything unexpected. A scripted step can also fail with an errno.
+/// and fails on anything unexpected. A scripted step can also fail with an errno, and
+/// a scripted read answers with its scripted byte.
 ///
 /// Any transfer that does not match the next step is recorded and answered with
 /// EPROTO (the step is not consumed); `finish()` then reports all mismatches and
@@ -13,10 +14,13 @@ public final class PlaybackI2CDevice: I2CDevice {
         public var operation: I2COperation
         /// nil: succeed; otherwise fail with this errno (after matching).
         public var errno: Int32?
+        /// For a read: the byte the device answers.
+        public var reply: UInt8
 
-        public init(_ operation: I2COperation, errno: Int32? = nil) {
+        public init(_ operation: I2COperation, errno: Int32? = nil, reply: UInt8 = 0) {
             self.operation = operation
             self.errno = errno
+            self.reply = reply
         }
 
         /// Expect SMBus send byte `byte`.
@@ -29,8 +33,15 @@ public final class PlaybackI2CDevice: I2CDevice {
             Step(.writeBlock(register: register, bytes: bytes), errno: errno)
         }
 
+        /// Expect SMBus read byte data at `register`, answering `value`.
+        public static func read(_ register: UInt8, replying value: UInt8, failing errno: Int32? = nil) -> Step {
+            Step(.readByte(register: register), errno: errno, reply: value)
+        }
+
         public var description: String {
-            errno.map { "\(operation) -> errno \($0)" } ?? operation.description
+            if let errno { return "\(operation) -> errno \(errno)" }
+            if case .readByte = operation { return "\(operation) -> 0x" + (reply < 0x10 ? "0" : "") + String(reply, radix: 16) }
+            return operation.description
         }
     }
 
@@ -62,7 +73,12 @@ public final class PlaybackI2CDevice: I2CDevice {
         try play(.writeBlock(register: register, bytes: bytes))
     }
 
-    private func play(_ operation: I2COperation) throws(I2CError) {
+    public func readByte(register: UInt8) throws(I2CError) -> UInt8 {
+        try play(.readByte(register: register))
+    }
+
+    @discardableResult
+    private func play(_ operation: I2COperation) throws(I2CError) -> UInt8 {
         guard let step = remaining.first, step.operation == operation else {
             let expected = remaining.first.map(\.description) ?? "nothing"
             mismatches.append("unexpected \(operation); expected \(expected)")
@@ -73,6 +89,7 @@ public final class PlaybackI2CDevice: I2CDevice {
         if let errno = step.errno {
             throw I2CError(self, operation, errno: errno)
         }
+        return step.reply
     }
 
     /// Throws if any transfer was unexpected or any scripted step is left over.

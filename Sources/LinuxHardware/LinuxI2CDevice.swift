@@ -5,13 +5,17 @@ import Glibc
 #endif
 
 /// One HT16K33 (or any SMBus target) on `/dev/i2c-N`: opened once, addressed with
-/// `ioctl(I2C_SLAVE)`, written with SMBus send-byte and write-I2C-block (libi2c), the
-/// transfers that work on the Pi and on the kernel's i2c-stub. The driver is handed
-/// this already open device and never opens or closes it.
+/// `ioctl(I2C_SLAVE)`, written with SMBus send-byte and write-I2C-block and read with
+/// read-byte-data (libi2c), the transfers that work on the Pi and on the kernel's
+/// i2c-stub. The driver is handed this already open device and never opens or closes it.
+/// An adapter without SMBus read-byte-data (ioctl I2C_FUNCS) makes `readByte` throw
+/// EOPNOTSUPP without I/O; the driver then falls back to re-asserting settings.
 public final class LinuxI2CDevice: I2CDevice, DisplayRAMReadback {
     public let name: String
     public let address: UInt8
     private let fd: Int32
+    /// The adapter can do SMBus read byte data (I2C_FUNC_SMBUS_READ_BYTE_DATA).
+    public let canReadBytes: Bool
 
     /// Opens `/dev/i2c-<bus>` and selects `address`.
     public init(bus: Int, address: UInt8) throws(SystemError) {
@@ -20,12 +24,14 @@ public final class LinuxI2CDevice: I2CDevice, DisplayRAMReadback {
         self.address = address
         let opened = retryingEINTR { rc_i2c_open(path) }
         guard opened.result >= 0 else { throw SystemError(device: path, operation: "open", errno: opened.errno) }
-        fd = opened.result
-        let selected = retryingEINTR { rc_i2c_select(fd, address) }
+        let handle = opened.result
+        fd = handle
+        let selected = retryingEINTR { rc_i2c_select(handle, address) }
         guard selected.result >= 0 else {
-            close(fd)
+            close(handle)
             throw SystemError(device: path, operation: "ioctl(I2C_SLAVE, 0x\(String(address, radix: 16)))", errno: selected.errno)
         }
+        canReadBytes = retryingEINTR { rc_i2c_can_read_byte_data(handle) }.result == 1
     }
 
     deinit { close(fd) }
@@ -41,6 +47,13 @@ public final class LinuxI2CDevice: I2CDevice, DisplayRAMReadback {
             retryingEINTR { rc_i2c_write_block(fd, register, UInt8(buffer.count), buffer.baseAddress) }
         }
         if r.result < 0 { throw I2CError(self, .writeBlock(register: register, bytes: bytes), errno: r.errno) }
+    }
+
+    public func readByte(register: UInt8) throws(I2CError) -> UInt8 {
+        guard canReadBytes else { throw I2CError(self, .readByte(register: register), errno: EOPNOTSUPP) }
+        let r = retryingEINTR { rc_i2c_read_byte_data(fd, register) }
+        if r.result < 0 { throw I2CError(self, .readByte(register: register), errno: r.errno) }
+        return UInt8(truncatingIfNeeded: r.result)
     }
 
     /// Reads the 16 display RAM bytes back (SMBus read I2C block at 0x00).

@@ -17,14 +17,7 @@ public enum BenchBoard {
 
     /// Traffic of all chips of a board so far.
     public static func traffic(_ display: BoardDisplay<EmulatedHT16K33>) async -> Traffic {
-        await display.inspect { chips in
-            chips.reduce(into: Traffic()) { total, chip in
-                total.transactions += chip.traffic.transactions
-                total.bytes += chip.traffic.bytes
-                total.ramBytes += chip.traffic.ramBytes
-                total.failedTransactions += chip.traffic.failedTransactions
-            }
-        }
+        await display.inspect { chips in chips.reduce(Traffic()) { $0 + $1.traffic } }
     }
 }
 

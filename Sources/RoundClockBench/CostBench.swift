@@ -56,9 +56,7 @@ public struct CostBench: Sendable {
         await loop.run(controller)
         let cpu = SystemInfo.cpuTime() - cpuBefore
         let seconds = micros(duration) / 1e6
-        var traffic = await BenchBoard.traffic(board)
-        traffic.bytes -= startup.bytes
-        traffic.transactions -= startup.transactions
+        let traffic = await BenchBoard.traffic(board) - startup
         let commits = log.all
         let timeChanges = zip(commits, commits.dropFirst()).filter { $0.face.time != $1.face.time }.count
         return Row(state: state, wakeUpsPerSecond: Double(clock.wakeUps) / seconds, cpuPerHour: cpu * (3600 / seconds),

@@ -28,42 +28,6 @@ public struct PanelReadout: Sendable, Hashable {
     public var displayOn: Bool
 }
 
-/// A panel went dark (its chip stopped answering) or came back.
-public enum DisplayEvent: Sendable, Hashable, CustomStringConvertible {
-    case offline(PanelRole, String)
-    case online(PanelRole)
-    public var description: String {
-        switch self {
-        case let .offline(role, error): "display \(role.rawValue) offline: \(error)"
-        case let .online(role): "display \(role.rawValue) online again, re-initialised"
-        }
-    }
-}
-
-/// The result of showing a face.
-public struct DisplayUpdate: Sendable, Hashable {
-    /// What each panel that answered now holds.
-    public var panels: [PanelReadout]
-    /// The panels that did not answer this time, in board order.
-    public var offline: [PanelRole]
-    /// Offline/online transitions: once per outage, not once per attempt.
-    public var events: [DisplayEvent]
-    /// Set while a panel is offline: show the face again after this long.
-    public var retryAfter: Duration?
-    public init(panels: [PanelReadout], offline: [PanelRole] = [], events: [DisplayEvent] = [], retryAfter: Duration? = nil) {
-        self.panels = panels
-        self.offline = offline
-        self.events = events
-        self.retryAfter = retryAfter
-    }
-}
-
-/// Where faces go: the simulated or real panels. `show` is called when the face differs
-/// from the last one fully shown, or when the previous update asked for a retry.
-public protocol FaceDisplay: Sendable {
-    func show(_ face: Face) async -> DisplayUpdate
-}
-
 /// Blink of the whole panel while paused: HT16K33 display setup B1B0 = 10 (1 Hz).
 let pausedBlink = Blink.oneHertz
 
@@ -72,25 +36,40 @@ let pausedBlink = Blink.oneHertz
 /// and settings go on the wire. A panel whose chip stops answering (unplugged, EIO,
 /// NACK/ENXIO) is marked offline while the others keep going; it is retried with
 /// backoff (0.1 s doubling to 1 s) and, once it answers, fully re-initialised (its RAM
-/// and settings were lost) before it shows the current face.
+/// and settings were lost) before it shows the current face. A chip that lost power
+/// between two writes fails nothing: `checkPower` finds it (see `PowerCheckSchedule`).
 public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     private struct Panel {
         let spec: PanelSpec
         var driver: HT16K33Driver<Device>
         var offline = false
         var failedAttempts = 0
+        /// Power checks of this panel so far.
+        var checks = 0
+        /// The error of a face this panel could not encode, until one encodes again.
+        var rejected: String?
     }
     private var panels: [Panel]
+    /// Index of the panel checked last.
+    private var lastChecked = -1
     /// Dimming used at start-up; each face carries its own level afterwards.
     public let brightness: UInt8
     /// Read RAM back after each commit (costs a 16-byte read per commit on a real bus).
     public let readBack: Bool
+    /// nil: no power checks.
+    public let powerChecks: PowerCheckSchedule?
+    /// `powerChecks.panelPeriod` divided over the panels.
+    public nonisolated let powerCheckInterval: Duration?
 
     /// `devices` are already open, one per panel, in the same order as `specs`.
-    public init(specs: [PanelSpec], devices: sending [Device], brightness: UInt8 = 15, readBack: Bool = true) {
+    public init(specs: [PanelSpec], devices: sending [Device], brightness: UInt8 = 15, readBack: Bool = true,
+                powerChecks: PowerCheckSchedule? = .standard) {
         panels = zip(specs, devices).map { Panel(spec: $0, driver: HT16K33Driver(device: $1)) }
         self.brightness = min(brightness, 15)
         self.readBack = readBack
+        self.powerChecks = powerChecks
+        let count = min(specs.count, devices.count)
+        powerCheckInterval = count > 0 ? powerChecks.map { $0.panelPeriod / count } : nil
     }
 
     /// Start-up on every panel: oscillator on, RAM cleared, display on, dimming. A panel
@@ -123,21 +102,51 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
                     panels[index].failedAttempts = 0
                     update.events.append(.online(spec.role))
                 }
+                panels[index].rejected = nil
                 update.panels.append(try readout(index))
             } catch let error as I2CError {
-                let event = markOffline(index, error)
-                if panels[index].failedAttempts == 1 { update.events.append(event) }
-                update.offline.append(spec.role)
+                failed(index, error, into: &update)
             } catch {
-                // Text the backpack cannot show: boards are checked when loaded, so this
-                // is a programming error; report it like an outage rather than crash.
-                if panels[index].failedAttempts == 0 { update.events.append(.offline(spec.role, "\(error)")) }
-                panels[index].failedAttempts += 1
-                update.offline.append(spec.role)
+                // Text the backpack cannot show: boards are checked when loaded, so this is a
+                // programming error. Not an outage: retrying the same face cannot help, so no
+                // retry is asked for; the panel keeps its picture, reported once per error.
+                if panels[index].rejected != "\(error)" { update.events.append(.rejected(spec.role, "\(error)")) }
+                panels[index].rejected = "\(error)"
             }
         }
-        let waits = panels.filter { $0.failedAttempts > 0 }.map { Self.backoff(attempts: $0.failedAttempts) }
-        update.retryAfter = waits.min()
+        update.retryAfter = retryDelay()
+        return update
+    }
+
+    /// One power check of the next answering panel in rotation (`PowerCheckSchedule`):
+    /// a read-back of one RAM byte, re-initialising the chip on a mismatch; every
+    /// `settingsEvery`-th check of a panel also re-sends its settings. A device that cannot
+    /// read gets its settings re-sent at every check and a full rewrite every
+    /// `settingsEvery`-th. A transfer that fails marks the panel offline, as in `show`.
+    public func checkPower() async -> DisplayUpdate {
+        var update = DisplayUpdate(panels: [])
+        let next = panels.indices.map { (lastChecked + 1 + $0) % panels.count }.first { !panels[$0].offline }
+        if let schedule = powerChecks, let index = next {
+            lastChecked = index
+            panels[index].checks += 1
+            let settingsDue = panels[index].checks % schedule.settingsEvery == 0
+            do {
+                let found = try panels[index].driver.checkForPowerLoss()
+                switch found {
+                case .reinitialized:
+                    update.events.append(.reinitialized(panels[index].spec.role, "\(found)"))
+                    update.panels.append(try readout(index))
+                case .cannotRead:
+                    if settingsDue { try panels[index].driver.reinitialize() } else { try panels[index].driver.reassertSettings() }
+                case .intact, .skipped, .settingsReasserted:
+                    if settingsDue { try panels[index].driver.reassertSettings() }
+                }
+            } catch {
+                failed(index, error, into: &update)
+            }
+        }
+        update.offline = panels.filter(\.offline).map(\.spec.role)
+        update.retryAfter = retryDelay()
         return update
     }
 
@@ -156,6 +165,18 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         .milliseconds(min(1000, 100 << min(max(attempts - 1, 0), 4)))
     }
 
+    /// A transfer to panel `index` failed: offline, reported once per outage.
+    private func failed(_ index: Int, _ error: I2CError, into update: inout DisplayUpdate) {
+        let event = markOffline(index, error)
+        if panels[index].failedAttempts == 1 { update.events.append(event) }
+        update.offline.append(panels[index].spec.role)
+    }
+
+    /// Set while a panel is offline: the backoff of the panel failing the shortest time.
+    private func retryDelay() -> Duration? {
+        panels.filter { $0.offline }.map { Self.backoff(attempts: $0.failedAttempts) }.min()
+    }
+
     /// Marks panel `index` offline; the event is new only on the first failure.
     private func markOffline(_ index: Int, _ error: any Error) -> DisplayEvent {
         panels[index].offline = true
@@ -163,7 +184,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         return .offline(panels[index].spec.role, "\(error)")
     }
 
-    private func readout(_ index: Int) throws -> PanelReadout {
+    private func readout(_ index: Int) throws(I2CError) -> PanelReadout {
         let panel = panels[index]
         var state = panel.driver.target
         if readBack {

@@ -36,6 +36,12 @@ public enum StopCondition<Instant: Sendable>: Sendable {
 /// face from the session anchor, commit it if it changed, ask the controller when the
 /// picture next changes, and sleep until that absolute deadline. It never counts ticks
 /// and never sleeps for a relative amount, so a late wake-up corrects itself.
+///
+/// The display's power checks (`FaceDisplay.checkPower`, every `powerCheckInterval` on
+/// the same clock, in every state) run after the turn's commit, so they never delay one:
+/// a check due at most `powerCheckSlack` before the next wake-up rides on that turn,
+/// else the loop wakes for it. They are display attempts like commits (offline/online
+/// events, retries, the watchdog's display health), but never keep a script from ending.
 public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable, C: Sendable {
     public let clock: C
     public let start: C.Instant
@@ -76,6 +82,10 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
+    /// How late a power check may run to share a wake-up with a commit (`PowerCheckSchedule`
+    /// counts it in its 2 s promise).
+    public static var powerCheckSlack: Duration { .milliseconds(100) }
+
     /// Runs until the stop condition or task cancellation; returns the final controller.
     /// `pending`: what the caller's own commands on `initial` produced before the loop
     /// (e.g. `simulate` starting the session at t = 0: the `start` action and the signals
@@ -84,11 +94,16 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public func run(_ initial: Controller<C.Instant>, pending: [Occurrence<C.Instant>] = []) async -> Controller<C.Instant> {
         var controller = initial
         var carried = pending
-        var shown: Face?
+        // The face of the last display attempt (shown, unless a panel is offline: then
+        // `retryAt` says when to try it again).
+        var attempted: Face?
         var nextScripted = 0
         var finishedAt: C.Instant?
-        var retryPending = false
+        // While a panel is offline: when to show the face again (backoff from the display).
+        var retryAt: C.Instant?
         var precomputed: (at: C.Instant, face: Face, status: Status)?
+        let checkInterval = display.powerCheckInterval.flatMap { $0 > .zero ? $0 : nil }
+        var checkDue = checkInterval.map { clock.now.advanced(by: $0) }
         while !Task.isCancelled {
             let now = clock.now
             heartbeat?.turnStarted(at: now)
@@ -99,22 +114,23 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             }
             // One display attempt: commits `face`, reports it, and notes whether it showed.
             var attemptedAt: Duration?
-            var retryAfter: Duration?
+            var attemptFailed = false
             func attempt(_ face: Face, status: Status) async {
                 let (update, at) = await commit(face, status: status)
                 attemptedAt = at
-                retryAfter = update.retryAfter
+                attempted = face
+                attemptFailed = update.retryAfter != nil
+                retryAt = update.retryAfter.map { now.advanced(by: $0) }
                 if update.retryAfter != nil {
                     heartbeat?.displayFailed(at: now)
                 } else {
-                    shown = face
                     heartbeat?.committed()
                 }
             }
             // Fast path (DESIGN: the frame is precomputed before the sleep): nothing
             // arrived and the frame due at this deadline is known, so commit it first;
             // the full turn below follows and corrects it if anything differs.
-            if inputs.isEmpty, !retryPending, let next = precomputed, next.at <= now, next.face != shown {
+            if inputs.isEmpty, retryAt == nil, let next = precomputed, next.at <= now, next.face != attempted {
                 await attempt(next.face, status: next.status)
             }
             precomputed = nil
@@ -125,12 +141,22 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
 
             let face = controller.face(at: now, wallTime: wallTime(now))
             // At most one display attempt per turn: after a failed fast one, wait for the retry.
-            if retryAfter == nil, face != shown || retryPending {
+            if !attemptFailed, face != attempted || retryAt.map({ $0 <= now }) == true {
                 await attempt(face, status: controller.status(at: now))
             }
+            // The power check, once due, after this turn's commit (also while a panel is offline:
+            // it checks the others).
+            if let due = checkDue, let interval = checkInterval, due <= now {
+                let update = await display.checkPower()
+                report(face, update: update, status: controller.status(at: now))
+                if update.retryAfter != nil { heartbeat?.displayFailed(at: now) }
+                // A retry already pending keeps its backoff; an outage found here starts one.
+                retryAt = update.retryAfter.map { retryAt ?? now.advanced(by: $0) }
+                // On the grid of due instants, so riding on commits never adds up.
+                let next = due.advanced(by: interval)
+                checkDue = next > now ? next : now.advanced(by: interval)
+            }
             let reportAt = attemptedAt ?? start.duration(to: now)
-            let retryAt = retryAfter.map { now.advanced(by: $0) }
-            retryPending = retryAfter != nil
             var changed = false
             for occurrence in occurrences {
                 switch occurrence {
@@ -163,8 +189,11 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 nextScripted < script.count ? script[nextScripted].at : nil,
                 retryAt, stopAt,
             ]
-            let deadline = candidates.compactMap { $0 }.min()
+            var deadline = candidates.compactMap { $0 }.min()
             if deadline == nil, endWhenIdle { break }
+            if let due = checkDue, deadline.map({ $0 > due.advanced(by: Self.powerCheckSlack) }) ?? true {
+                deadline = min(deadline ?? due, due)
+            }
             if let deadline {
                 // The frame due at the deadline, as the next turn will compute it.
                 var ahead = controller
@@ -185,10 +214,16 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     @discardableResult
     public func commit(_ face: Face, status: Status) async -> (update: DisplayUpdate, at: Duration) {
         let update = await display.show(face)
+        return (update, report(face, update: update, status: status))
+    }
+
+    /// Reports a display attempt (a commit or a power check) at the time read now.
+    @discardableResult
+    private func report(_ face: Face, update: DisplayUpdate, status: Status) -> Duration {
         let at = start.duration(to: clock.now)
         if !update.panels.isEmpty { observer.committed(face, panels: update.panels, status: status, at: at) }
         observer.displayed(face, update: update, status: status, at: at)
         for event in update.events { observer.occurred(.display(event), at: at) }
-        return (update, at)
+        return at
     }
 }

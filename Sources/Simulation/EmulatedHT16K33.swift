@@ -17,7 +17,17 @@ import SegmentDisplay
 ///
 /// A block write's register byte is such a command; when it is an address pointer
 /// the data bytes fill RAM with auto-increment, wrapping from 0x0F to 0x00. Data
-/// after any other command is ignored. A class: the driver and the renderer share it.
+/// after any other command is ignored. A read (SMBus read byte data) executes its
+/// register byte the same way and returns the RAM byte at the address pointer, which
+/// then increments (key data and INT flag pointers read 0: no key matrix here).
+///
+/// Power faults, injectable at any moment (also from a `VirtualClock` action while the
+/// render loop sleeps): `powerLoss` (off and on again between two transfers: nothing
+/// fails, the chip just forgot everything), `powerOff`/`powerOn` (an outage during which
+/// every transfer is NACKed with ENXIO), `brownOut` (settings reset, RAM kept). A power-on
+/// reset leaves RAM garbage, the address pointer at 0 and every setting at its power-on
+/// default (datasheet: standby, display off, no blink, dimming 16/16, ROW output).
+/// A class: the driver and the renderer share it.
 public final class EmulatedHT16K33: I2CDevice {
     public let name: String
     public let address: UInt8
@@ -44,11 +54,18 @@ public final class EmulatedHT16K33: I2CDevice {
     public private(set) var traffic = Traffic()
     /// Pending scripted failures, applied in order.
     public private(set) var faults: [Fault] = []
+    /// False between `powerOff` and `powerOn`: every transfer fails with ENXIO (NACK).
+    public private(set) var powered = true
+    /// Whether the bus adapter can read (SMBus read byte data); if not, reads throw
+    /// EOPNOTSUPP before anything goes on the wire, as i2c-dev does.
+    public let supportsReads: Bool
 
     /// A chip just powered up: RAM holds `garbage`, settings are power-on defaults.
-    public init(name: String = "emulated", address: UInt8 = 0x70, garbage: RAMGarbage = .random(seed: 0x16_33)) {
+    public init(name: String = "emulated", address: UInt8 = 0x70, garbage: RAMGarbage = .random(seed: 0x16_33),
+                supportsReads: Bool = true) {
         self.name = name
         self.address = address
+        self.supportsReads = supportsReads
         ram = garbage.bytes()
     }
 
@@ -70,10 +87,33 @@ public final class EmulatedHT16K33: I2CDevice {
         if fault.count > 0 { faults.append(fault) }
     }
 
-    /// Power loss and return: RAM becomes `garbage`, every setting returns to its
-    /// power-on default (oscillator off, display off, blink off, brightness 15).
+    /// Power loss and return between two transfers: no transfer fails, but RAM becomes
+    /// `garbage` and every setting returns to its power-on default (oscillator off,
+    /// display off, blink off, brightness 15, address pointer 0).
     public func powerLoss(garbage: RAMGarbage = .random(seed: 0xDEAD)) {
+        powerOff()
+        powerOn(garbage: garbage)
+    }
+
+    /// The supply drops: from now on every transfer is NACKed (ENXIO) until `powerOn`.
+    public func powerOff() {
+        powered = false
+    }
+
+    /// The supply returns: power-on reset with RAM holding `garbage`.
+    public func powerOn(garbage: RAMGarbage = .random(seed: 0xDEAD)) {
+        powered = true
         ram = garbage.bytes()
+        resetSettings()
+    }
+
+    /// A dip that resets the chip (settings at power-on defaults, display dark) while
+    /// display RAM keeps its content: the case a RAM read-back cannot see.
+    public func brownOut() {
+        resetSettings()
+    }
+
+    private func resetSettings() {
         oscillatorOn = false
         displayOn = false
         blink = .off
@@ -98,6 +138,20 @@ public final class EmulatedHT16K33: I2CDevice {
         if register <= 0x0F { store(bytes) }
     }
 
+    /// SMBus read byte data: 2 bytes on the wire (register byte, data byte).
+    public func readByte(register: UInt8) throws(I2CError) -> UInt8 {
+        guard supportsReads else { throw I2CError(self, .readByte(register: register), errno: Errno.EOPNOTSUPP) }
+        try checkFault(.readByte(register: register), data: [])
+        traffic.transactions += 1
+        traffic.bytes += 2
+        traffic.readBytes += 1
+        execute(register)
+        guard register <= 0x0F else { return 0 }
+        let value = ram[Int(addressPointer)]
+        addressPointer = (addressPointer + 1) & 0x0F
+        return value
+    }
+
     /// Decodes RAM with a backpack layout (ignores whether the display is lit).
     public func frame(kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
         var frame = try Frame(ram: ram, kind: kind)
@@ -112,6 +166,10 @@ public final class EmulatedHT16K33: I2CDevice {
     }
 
     private func checkFault(_ operation: I2COperation, data: [UInt8]) throws(I2CError) {
+        guard powered else {
+            traffic.failedTransactions += 1
+            throw I2CError(self, operation, errno: Errno.ENXIO)
+        }
         guard let index = faults.firstIndex(where: { $0.matches(operation) }) else { return }
         let fault = faults[index]
         faults[index].count -= 1

@@ -12,6 +12,8 @@ public struct Fault: Sendable, Equatable {
         case command(UInt8)
         /// Any block write.
         case writeBlock
+        /// Any read (SMBus read byte data).
+        case read
     }
 
     public var match: Match
@@ -31,7 +33,7 @@ public struct Fault: Sendable, Equatable {
 
     func matches(_ operation: I2COperation) -> Bool {
         switch (match, operation) {
-        case (.any, _), (.sendByte, .sendByte), (.writeBlock, .writeBlock): true
+        case (.any, _), (.sendByte, .sendByte), (.writeBlock, .writeBlock), (.read, .readByte), (.read, .readBlock): true
         case let (.command(expected), .sendByte(byte)): expected == byte
         default: false
         }

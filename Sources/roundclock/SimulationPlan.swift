@@ -21,7 +21,7 @@ struct SimulationPlan {
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
         let display = BoardDisplay(specs: board.panels, devices: board.emulatedChips())
         for event in await display.start() { printError("\(event)") }
-        let startup = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
+        let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
 
         let start = clock.now
         let recorder = try framesPath.map { path throws(FileError) in try FramesRecorder(path: path, decimals: decimals) }
@@ -40,33 +40,15 @@ struct SimulationPlan {
         let final = await loop.run(controller, pending: started)
         try recorder?.close()
         await terminal.finish()
-        let total = await display.inspect { $0.reduce(into: Traffic()) { $0.add($1.traffic) } }
+        let total = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
         return SimulationSummary(program: program.name, ran: start.duration(to: clock.now), decimals: decimals,
                                  frames: counter.frames, timeChanges: counter.timeChanges, signals: counter.signals,
-                                 status: final.status(at: clock.now), traffic: total.minus(startup), startup: startup)
+                                 status: final.status(at: clock.now), traffic: total - startup, startup: startup)
     }
 
     func stop<Instant>(from start: Instant) -> StopCondition<Instant> where Instant: InstantProtocol & Sendable, Instant.Duration == Duration {
         guard let stopAfter else { return .afterFinish(.seconds(1)) }
         return .at(start.advanced(by: stopAfter))
-    }
-}
-
-extension Traffic {
-    mutating func add(_ other: Traffic) {
-        transactions += other.transactions
-        bytes += other.bytes
-        ramBytes += other.ramBytes
-        failedTransactions += other.failedTransactions
-    }
-
-    func minus(_ other: Traffic) -> Traffic {
-        var t = Traffic()
-        t.transactions = transactions - other.transactions
-        t.bytes = bytes - other.bytes
-        t.ramBytes = ramBytes - other.ramBytes
-        t.failedTransactions = failedTransactions - other.failedTransactions
-        return t
     }
 }
 
@@ -78,7 +60,7 @@ struct SimulationSummary: CustomStringConvertible {
     var timeChanges: Int
     var signals: Int
     var status: Status
-    /// I2C traffic after start-up, all panels.
+    /// I2C traffic after start-up, all panels (reads of the power-loss checks included).
     var traffic: Traffic
     var startup: Traffic
 
@@ -88,7 +70,8 @@ struct SimulationSummary: CustomStringConvertible {
         return """
             simulated \(program) for \(ran.formattedSeconds(decimals: decimals)) s: \(frames) panel changes, \(signals) signals, ended \(status.state)
             I2C: start-up \(startup.bytes) bytes in \(startup.transactions) transactions; then \(traffic.bytes) bytes in \(traffic.transactions) transactions \
-            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes)
+            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes), \
+            power-loss checks included: \(traffic.readBytes) reads (\(2 * traffic.readBytes) bytes)
             """
     }
 

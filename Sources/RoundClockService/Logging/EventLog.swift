@@ -4,8 +4,9 @@ import Synchronization
 
 /// Turns what the render loop reports into log lines, one per event: actions (start,
 /// pause, reset, program change, ...) at info, a panel going offline (error, once per
-/// outage: `BoardDisplay` reports transitions only) and online again (notice); buzzer
-/// signals at debug; nothing per frame.
+/// outage: `BoardDisplay` reports transitions only) and online again (notice), a chip
+/// found to have lost power and re-initialised (warning), text a panel cannot show
+/// (error, once per error); buzzer signals at debug; nothing per frame.
 public final class EventLog: LoopObserver {
     private let logger: Logger
     private let status = Mutex<Status?>(nil)
@@ -24,8 +25,9 @@ public final class EventLog: LoopObserver {
             logger.debug("signal \(signal.rawValue)")
         case .display(let event):
             switch event {
-            case .offline: logger.error("\(event)")
+            case .offline, .rejected: logger.error("\(event)")
             case .online: logger.notice("\(event)")
+            case .reinitialized: logger.warning("\(event)")
             }
         }
     }

@@ -1,0 +1,58 @@
+import RoundClockCore
+import RoundClockService
+import Synchronization
+import Testing
+@testable import RoundClockBench
+
+/// README's traffic target, ≤ 6 bytes on the bus per displayed second, with the power-loss
+/// checks' reads counted (issue 10, item 9), on the built-in simulator board
+/// (boards/simulator.toml: 3 panels) over a whole boxing session in virtual time.
+@Suite struct TrafficBudgetTests {
+    /// Forwards to the board and notes when each power check ran.
+    final class CheckTimes: FaceDisplay {
+        let board: any FaceDisplay
+        let clock: VirtualClock
+        private let times = Mutex<[Duration]>([])
+        init(board: any FaceDisplay, clock: VirtualClock) {
+            self.board = board
+            self.clock = clock
+        }
+        var powerCheckInterval: Duration? { board.powerCheckInterval }
+        var all: [Duration] { times.withLock { $0 } }
+        func show(_ face: Face) async -> DisplayUpdate { await board.show(face) }
+        func checkPower() async -> DisplayUpdate {
+            let now = clock.now.offset
+            times.withLock { $0.append(now) }
+            return await board.checkPower()
+        }
+    }
+
+    @Test func aWholeBoxingSessionStaysWithinSixBytesPerDisplayedSecondReadsIncluded() async throws {
+        let board = try await BenchBoard.make()
+        let startup = await BenchBoard.traffic(board)
+        let clock = VirtualClock()
+        let display = CheckTimes(board: board, clock: clock)
+        let counter = FrameCounter()
+        let loop = RenderLoop(clock: clock, start: clock.now, display: display, observer: counter,
+                              wallTime: { _ in WallTime(hour: 12, minute: 0) }, stop: .afterFinish(.seconds(1)), endWhenIdle: true)
+        var controller = Controller<VirtualClock.Instant>(program: Presets.boxing)
+        _ = controller.perform(.start, at: clock.now)
+        await loop.run(controller)
+        let end = await BenchBoard.traffic(board)
+        let (bytes, reads) = (end.bytes - startup.bytes, end.readBytes - startup.readBytes)
+        #expect(counter.timeChanges == 2831)
+        let perSecond = Double(bytes) / Double(counter.timeChanges)
+        #expect(perSecond <= 6, "\(end), \(perSecond) bytes per displayed second")
+        #expect(end.failedTransactions == 0)
+        // Each panel is checked every third check (no panel offline): at most 1.85 s plus
+        // the 0.1 s a check may wait to ride on a commit.
+        let checks = display.all
+        #expect(checks.count >= 2830 * 3 / 2, "\(checks.count) checks")
+        let panelGaps = zip(checks, checks.dropFirst(3)).map { $1 - $0 }
+        #expect(panelGaps.allSatisfy { $0 <= .milliseconds(1950) }, "longest: \(panelGaps.max() ?? .zero)")
+        // One 1-byte read per check (2 bytes on the wire), except each panel's first: every
+        // byte was written at start-up since, so only the settings are re-sent.
+        #expect(reads == checks.count - 3)
+        #expect(bytes - 2 * reads >= 6822, "the display's own writes (README: 6822 bytes) are all still there")
+    }
+}
