@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TOML
 
 /// Reads a whole text file (board or config files are small); errors name the file and errno.
 public func readTextFile(_ path: String) throws(ConfigError) -> String {
@@ -24,7 +25,8 @@ public func readTextFile(_ path: String) throws(ConfigError) -> String {
         if bytes.count > 1 << 20 { throw ConfigError(file: path, location: "", message: "larger than 1 MiB; not a board or config file") }
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw ConfigError(file: path, location: "", message: "not UTF-8 text")
+        let position = TOMLError.invalidUTF8(in: bytes)
+        throw ConfigError(file: path, location: position.map { "line \($0.line), column \($0.column)" } ?? "", message: position?.message ?? "not UTF-8 text")
     }
     return text
 }
@@ -47,7 +49,7 @@ extension Config {
         case .file(let path):
             let text: String
             do { text = try readTextFile(path) } catch {
-                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.message); use the path of a board file or \"simulator\"")
+                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.location.isEmpty ? "" : error.location + ": ")\(error.message); use the path of a board file or \"simulator\"")
             }
             return try BoardFile.parse(text, file: path)
         }

@@ -8,9 +8,7 @@ struct Parser {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func document() throws(TOMLError) -> TOMLTable {
-        if let bad = firstInvalidUTF8(bytes) {
-            throw TOMLError(at: bad, in: bytes, "not UTF-8 text: byte 0x\(hex(UInt32(bytes[bad]), digits: 2)) does not start a valid UTF-8 sequence")
-        }
+        if let error = TOMLError.invalidUTF8(in: bytes) { throw error }
         var section = root
         var sectionDepth = 0
         while true {

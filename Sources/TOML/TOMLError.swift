@@ -13,6 +13,12 @@ public struct TOMLError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "line \(line), column \(column): \(message)" }
 
+    /// Where `bytes` stop being UTF-8, or `nil` if they are UTF-8 text.
+    public static func invalidUTF8(in bytes: [UInt8]) -> TOMLError? {
+        guard let offset = firstInvalidUTF8(bytes) else { return nil }
+        return TOMLError(at: offset, in: bytes, "not UTF-8 text: byte 0x\(hex(UInt32(bytes[offset]), digits: 2)) does not start a valid UTF-8 sequence")
+    }
+
     /// The error at byte `offset` of `bytes`: lines end at LF; columns count Unicode
     /// scalars (UTF-8 lead bytes), so a tab or an `é` is one column.
     init(at offset: Int, in bytes: [UInt8], _ message: String) {

@@ -102,7 +102,7 @@ import Testing
     @Test(arguments: badFiles)
     func badConfigIsRejectedWithItsMessage(_ name: String) throws {
         let path = Self.corpus.appendingPathComponent(name).path
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         let first = try #require(text.split(separator: "\n").first)
         #expect(first.hasPrefix("# expect: "), "first line of \(name)")
         let fragment = String(first.dropFirst("# expect: ".count))
