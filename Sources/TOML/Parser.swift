@@ -1,5 +1,5 @@
-/// The document grammar ("Spec" of TOML 1.0.0): statements, headers, keys, whitespace,
-/// comments, arrays and inline tables. Strings, numbers and dates are in the extensions.
+/// The document grammar ("Spec" of TOML 1.0.0): statements, headers, keys, whitespace and
+/// comments. Values, strings, numbers and dates are in the extensions.
 struct Parser {
     let bytes: [UInt8]
     var pos = 0
@@ -101,89 +101,6 @@ struct Parser {
         return String(decoding: bytes[start..<pos], as: UTF8.self)
     }
 
-    // MARK: Values
-
-    mutating func value(depth: Int) throws(TOMLError) -> TOMLValue {
-        switch peek() {
-        case .quote: return .string(hasPrefix("\"\"\"") ? try multilineBasicString() : try basicString())
-        case .apostrophe: return .string(hasPrefix("'''") ? try multilineLiteralString() : try literalString())
-        case .openBracket: return try array(depth: depth + 1)
-        case .openBrace: return try inlineTable(depth: depth + 1)
-        default: break
-        }
-        if hasPrefix("true") {
-            pos += 4
-            return .boolean(true)
-        }
-        if hasPrefix("false") {
-            pos += 5
-            return .boolean(false)
-        }
-        let start = pos
-        var scalar = try dateOrTime()
-        if scalar == nil { scalar = try number() }
-        if let scalar {
-            if let next = peek(), isBareKeyByte(next) || next == .dot || next == .plus || next == .colon {
-                throw fail("not a valid number, date or time: \(found(from: start))", at: start)
-            }
-            return scalar
-        }
-        throw fail("expected a value (a \"string\", a number, true or false, a date or time, [array] or {table}), found \(found())")
-    }
-
-    private mutating func array(depth: Int) throws(TOMLError) -> TOMLValue {
-        guard depth <= TOML.maximumDepth else { throw fail("arrays and tables nest deeper than \(TOML.maximumDepth) levels") }
-        let start = pos
-        pos += 1
-        var items: [TOMLValue] = []
-        while true {
-            try skipWhitespaceNewlinesAndComments()
-            guard peek() != nil else { throw fail("unterminated array: the end of the file came before its closing ']'", at: start) }
-            if peek() == .closeBracket {
-                pos += 1
-                return .array(items)
-            }
-            items.append(try value(depth: depth))
-            try skipWhitespaceNewlinesAndComments()
-            switch peek() {
-            case .closeBracket:
-                pos += 1
-                return .array(items)
-            case .comma:
-                pos += 1
-            case nil:
-                throw fail("unterminated array: the end of the file came before its closing ']'", at: start)
-            default:
-                throw fail("expected ',' or ']' in the array, found \(found())")
-            }
-        }
-    }
-
-    private mutating func inlineTable(depth: Int) throws(TOMLError) -> TOMLValue {
-        guard depth <= TOML.maximumDepth else { throw fail("arrays and tables nest deeper than \(TOML.maximumDepth) levels") }
-        pos += 1
-        let table = TableNode(.inline)
-        skipWhitespace()
-        if peek() == .closeBrace {
-            pos += 1
-            return .table(table.freeze())
-        }
-        while true {
-            skipWhitespace()
-            try keyValue(in: table, depth: depth)
-            skipWhitespace()
-            switch peek() {
-            case .closeBrace:
-                pos += 1
-                return .table(table.freeze())
-            case .comma:
-                pos += 1
-            default:
-                throw fail("expected ',' or '}' in the inline table (one line, no trailing comma), found \(found())")
-            }
-        }
-    }
-
     // MARK: Whitespace, comments, line ends
 
     mutating func skipWhitespace() {
@@ -191,7 +108,7 @@ struct Parser {
     }
 
     /// Inside arrays: spaces, tabs, newlines and comments.
-    private mutating func skipWhitespaceNewlinesAndComments() throws(TOMLError) {
+    mutating func skipWhitespaceNewlinesAndComments() throws(TOMLError) {
         while true {
             skipWhitespace()
             if peek() == .lf {
