@@ -24,21 +24,22 @@ extension Parser {
         }
     }
 
-    /// `"""..."""`: a newline right after the opening quotes is dropped; up to two
-    /// quotes may stand before the closing ones.
-    mutating func multilineBasicString() throws(TOMLError) -> String {
+    /// `"""..."""` (with escapes) or `'''...'''` (without), by `quote`: a newline right after
+    /// the opening quotes is dropped; up to two quotes may stand before the closing ones.
+    mutating func multilineString(_ quote: UInt8) throws(TOMLError) -> String {
         let start = pos
+        let delimiter = quote == .quote ? "\"\"\"" : "'''"
         pos += 3
         skipNewline()
         var out: [UInt8] = []
         while true {
-            guard let byte = peek() else { throw fail("unterminated string: the end of the file came before the closing '\"\"\"'", at: start) }
-            if hasPrefix("\"\"\"") {
+            guard let byte = peek() else { throw fail("unterminated string: the end of the file came before the closing \(delimiter)", at: start) }
+            if byte == quote, peek(1) == quote, peek(2) == quote {
                 pos += 3
-                closingQuotes(.quote, into: &out)
+                closingQuotes(quote, into: &out)
                 return String(decoding: out, as: UTF8.self)
             }
-            if byte == .backslash {
+            if byte == .backslash, quote == .quote {
                 try escape(into: &out, multiline: true)
             } else if skipNewline() {
                 out.append(.lf)
@@ -66,29 +67,6 @@ extension Parser {
             }
             try checkStringByte(byte)
             pos += 1
-        }
-    }
-
-    /// `'''...'''`.
-    mutating func multilineLiteralString() throws(TOMLError) -> String {
-        let start = pos
-        pos += 3
-        skipNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let byte = peek() else { throw fail("unterminated string: the end of the file came before the closing \"'''\"", at: start) }
-            if hasPrefix("'''") {
-                pos += 3
-                closingQuotes(.apostrophe, into: &out)
-                return String(decoding: out, as: UTF8.self)
-            }
-            if skipNewline() {
-                out.append(.lf)
-            } else {
-                try checkStringByte(byte)
-                out.append(byte)
-                pos += 1
-            }
         }
     }
 

@@ -4,8 +4,8 @@ extension Parser {
     /// One value; `depth` is how deep it sits, for the nesting bound.
     mutating func value(depth: Int) throws(TOMLError) -> TOMLValue {
         switch peek() {
-        case .quote: return .string(hasPrefix("\"\"\"") ? try multilineBasicString() : try basicString())
-        case .apostrophe: return .string(hasPrefix("'''") ? try multilineLiteralString() : try literalString())
+        case .quote: return .string(hasPrefix("\"\"\"") ? try multilineString(.quote) : try basicString())
+        case .apostrophe: return .string(hasPrefix("'''") ? try multilineString(.apostrophe) : try literalString())
         case .openBracket: return try array(depth: depth + 1)
         case .openBrace: return try inlineTable(depth: depth + 1)
         default: break
