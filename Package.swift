@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -39,10 +38,12 @@ let package = Package(
             "RoundClockCore", "SegmentDisplay", "HT16K33", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // Board files (and later the config file): strict TOML reading with clear errors.
+        // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
+        .target(name: "TOML"),
+        // Board files and the config file: strict TOML reading with clear errors.
         .target(
             name: "RoundClockConfig",
-            dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Simulation", "HT16K33", "LinuxHardware"]),
@@ -66,6 +67,7 @@ let package = Package(
             "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML"], exclude: ["Corpus", "generate_corpus.py"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),

@@ -1,5 +1,9 @@
+import TOML
+
 /// A configuration or board file that cannot be used: names the file, where in it
 /// (line for syntax errors, key path for values), the bad value and what is allowed.
+/// Always one line: control characters anywhere in it (a value or key holding a newline,
+/// a file name with an escape sequence) are shown escaped, `\n` or `\u001B`.
 public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     /// `line 4, column 10` or a key path such as `panels[2].address`.
@@ -7,13 +11,13 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     public init(file: String, location: String, message: String) {
-        self.file = file
-        self.location = location
-        self.message = message
+        self.file = escapedControlCharacters(file)
+        self.location = escapedControlCharacters(location)
+        self.message = escapedControlCharacters(message)
     }
 
     public var description: String {
-        location.isEmpty ? "\(file): \(message)" : "\(file): \(location): \(message)"
+        escapedControlCharacters(location.isEmpty ? "\(file): \(message)" : "\(file): \(location): \(message)")
     }
 
     /// `EX_CONFIG` from sysexits.h.

@@ -1,4 +1,4 @@
-import TOMLKit
+import TOML
 
 /// Typed, strict access to one TOML table: every read names its key path in errors,
 /// and `finish()` rejects keys nobody asked for (typos never pass silently).
@@ -17,19 +17,16 @@ struct TOMLReader {
     /// Parses a whole document; syntax errors carry line and column.
     static func parse(_ text: String, file: String) throws(ConfigError) -> TOMLReader {
         do {
-            return TOMLReader(file: file, table: try TOMLTable(string: text))
-        } catch let error as TOMLParseError {
-            throw ConfigError(file: file, location: "line \(error.source.begin.line), column \(error.source.begin.column)",
-                              message: "not valid TOML: \(error.description)")
+            return TOMLReader(file: file, table: try TOML.parse(text))
         } catch {
-            throw ConfigError(file: file, location: "", message: "not valid TOML: \(error)")
+            throw ConfigError(file: file, location: "line \(error.line), column \(error.column)", message: "not valid TOML: \(error.message)")
         }
     }
 
     /// `table.key`; keys that are not bare TOML keys are quoted (`programs."my:prog"`).
     func keyPath(_ key: String) -> String {
         let bare = !key.isEmpty && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-        let shown = bare ? key : "\"\(key)\""
+        let shown = bare ? key : escapedBasicString(key)
         return path.isEmpty ? shown : "\(path).\(shown)"
     }
 
@@ -37,13 +34,14 @@ struct TOMLReader {
         ConfigError(file: file, location: keyPath(key), message: message)
     }
 
-    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+    private mutating func value(_ key: String) -> TOMLValue? {
         used.insert(key)
         return table[key]
     }
 
-    private func describe(_ value: TOMLValueConvertible) -> String {
-        value.debugDescription
+    /// The value as TOML writes it, on one line (strings escaped).
+    private func describe(_ value: TOMLValue) -> String {
+        value.inlineText()
     }
 
     mutating func string(_ key: String) throws(ConfigError) -> String? {
@@ -59,20 +57,20 @@ struct TOMLReader {
 
     mutating func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
         guard let v = value(key) else { return nil }
-        guard let n = v.int else { throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(v))") }
+        guard let n = v.integer.flatMap(Int.init(exactly:)) else { throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(v))") }
         guard range.contains(n) else { throw fail(key, "\(n) is out of range; allowed are \(range.lowerBound) to \(range.upperBound)") }
         return n
     }
 
     mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let v = value(key) else { return nil }
-        guard let b = v.bool else { throw fail(key, "expected true or false, got \(describe(v))") }
+        guard let b = v.boolean else { throw fail(key, "expected true or false, got \(describe(v))") }
         return b
     }
 
     mutating func choice(_ key: String, _ allowed: [String]) throws(ConfigError) -> String? {
         guard let s = try string(key) else { return nil }
-        guard allowed.contains(s) else { throw fail(key, "\"\(s)\" is not allowed; use one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))") }
+        guard allowed.contains(s) else { throw fail(key, "\(escapedBasicString(s)) is not allowed; use one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))") }
         return s
     }
 
@@ -97,11 +95,11 @@ struct TOMLReader {
     /// An integer, or an array of integers (e.g. a buzzer pattern). `what` says what is allowed.
     mutating func intOrIntArray(_ key: String, what: String) throws(ConfigError) -> [Int]? {
         guard let v = value(key) else { return nil }
-        if let n = v.int { return [n] }
+        if let n = v.integer.flatMap(Int.init(exactly:)) { return [n] }
         guard let array = v.array else { throw fail(key, "expected \(what), got \(describe(v))") }
         var out: [Int] = []
         for element in array {
-            guard let n = element.int else { throw fail(key, "element \(out.count + 1) is \(describe(element)); expected \(what)") }
+            guard let n = element.integer.flatMap(Int.init(exactly:)) else { throw fail(key, "element \(out.count + 1) is \(describe(element)); expected \(what)") }
             out.append(n)
         }
         guard !out.isEmpty else { throw fail(key, "empty array; expected \(what)") }

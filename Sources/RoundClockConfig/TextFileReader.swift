@@ -1,4 +1,5 @@
 import RoundClockService
+import TOML
 
 /// The largest board or config file read: 1 MiB.
 let textFileLimit = 1 << 20
@@ -17,7 +18,11 @@ public func readTextFile(_ path: String) throws(ConfigError) -> String {
     case .tooLarge:
         throw fail("larger than 1 MiB; not a board or config file")
     case .bytes(let bytes):
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let position = TOMLError.invalidUTF8(in: bytes)
+            throw ConfigError(file: path, location: position.map { "line \($0.line), column \($0.column)" } ?? "",
+                              message: position?.message ?? "not UTF-8 text")
+        }
         return text
     }
 }
@@ -40,7 +45,7 @@ extension Config {
         case .file(let path):
             let text: String
             do { text = try readTextFile(path) } catch {
-                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.message); use the path of a board file or \"simulator\"")
+                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.location.isEmpty ? "" : error.location + ": ")\(error.message); use the path of a board file or \"simulator\"")
             }
             return try BoardFile.parse(text, file: path)
         }

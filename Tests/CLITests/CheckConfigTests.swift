@@ -34,6 +34,35 @@ import Testing
         #expect(run.stderr.hasPrefix("roundclock: \(path): line 2, column 11: not valid TOML"))
     }
 
+    /// Malformed TOML that aborted the process inside TOMLKit (issue 10, item 1), a NUL byte
+    /// that silently ended parsing (item 8), a value holding a newline (item 12): in the config
+    /// and in the board file it names, exit 78 with one line naming the file and the place.
+    @Test(arguments: [
+        ("[\n", "line 1, column 2: not valid TOML: expected a key"), ("[#]\n", "line 1, column 2"), ("[=]\n", "line 1, column 2"),
+        ("[.]\n", "line 1, column 2"), ("[[", "line 1, column 3"), ("[é]\n", "line 1, column 2"),
+        ("name = \"simulator\"\u{0}foo = 1\n", "line 1, column 19: not valid TOML: expected the end of the line after the value, found a NUL byte (U+0000)"),
+        ("name = \"a\\nb\"\n[display]\non_shutdown = \"a\\nb\"\n", #"on_shutdown: "a\nb" is not allowed"#),
+    ])
+    func malformedTOMLExits78WithOneLine(text: String, message: String) async throws {
+        let dir = temporaryFile("malformed")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/config.toml"))
+        try Data("board = \"b.toml\"\n".utf8).write(to: URL(fileURLWithPath: dir + "/board-config.toml"))
+        try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/b.toml"))
+        for (config, named) in [("config.toml", "config.toml"), ("board-config.toml", "b.toml")] {
+            let run = try await CLIRun.run(["check-config", dir + "/" + config])
+            #expect(run.status == 78, "\(config): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 2 && lines[1].isEmpty, "one line: \(run.stderr.debugDescription)")
+            #expect(run.stderr.hasPrefix("roundclock: \(dir)/\(named): "), "\(run.stderr)")
+            if named == "config.toml" || !message.contains("on_shutdown") {
+                #expect(run.stderr.contains(message), "\(run.stderr)")
+            }
+        }
+    }
+
     @Test func missingFileExits78() async throws {
         let run = try await CLIRun.run(["check-config", "/nonexistent/roundclock.toml"])
         #expect(run.status == 78)

@@ -64,6 +64,21 @@ import Testing
         }
     }
 
+    /// Headers that aborted the process inside TOMLKit, and a NUL byte that ended parsing
+    /// early (issue 10, items 1 and 8): errors at their line and column.
+    @Test(arguments: [
+        ("[\n", "line 2, column 2"), ("[#]", "line 2, column 2"), ("[=]", "line 2, column 2"), ("[.]", "line 2, column 2"),
+        ("[[", "line 2, column 3"), ("[é]", "line 2, column 2"), ("[[panels]]\u{0}", "line 2, column 11"),
+    ])
+    func malformedTOMLInABoardFile(tail: String, location: String) {
+        do {
+            let board = try BoardFile.parse("name = \"x\"\n" + tail, file: "test.toml")
+            Issue.record("accepted \(board)")
+        } catch {
+            #expect(error.location == location && error.message.hasPrefix("not valid TOML: "), "\(error)")
+        }
+    }
+
     @Test func missingFileIsAClearError() {
         #expect(throws: ConfigError.self) { try BoardFile.load("/nonexistent/board.toml") }
         do { _ = try BoardFile.load("/nonexistent/board.toml") } catch {
