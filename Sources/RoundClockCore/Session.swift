@@ -18,7 +18,7 @@ public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration
 
     public init(program: Program, elapsedBefore: Duration = .zero, anchor: Instant? = nil) {
         self.program = program
-        self.elapsedBefore = max(elapsedBefore, .zero)
+        self.elapsedBefore = min(max(elapsedBefore, .zero), TimeLimits.maximumElapsed)
         self.anchor = anchor
     }
 
