@@ -86,11 +86,7 @@ extension Config {
             let parsed: Program
             do { parsed = try ProgramSpec.parse(spec) } catch { throw table.fail(name, error.description) }
             guard parsed.kind == .intervals else { throw table.fail(name, "\"\(spec)\" is the wall clock; a custom program needs timed phases") }
-            do {
-                out.append(try Program(name: name, label: parsed.label, phases: parsed.phases, warning: parsed.warning))
-            } catch {
-                throw table.fail(name, error.description)
-            }
+            out.append(parsed.named(name))
         }
         return out
     }

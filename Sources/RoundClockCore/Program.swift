@@ -9,7 +9,7 @@ public struct Program: Sendable, Hashable {
     }
 
     /// The spec that names this program, e.g. `boxing`, `emom:12` or a DSL line.
-    public let name: String
+    public private(set) var name: String
     /// Up to four characters for the phase panel while the program is selected but idle.
     public let label: String
     public let kind: Kind
@@ -74,6 +74,14 @@ public struct Program: Sendable, Hashable {
         if let warning, warning <= .zero || warning > TimeLimits.maximumPhase {
             throw ProgramError(program: name, problem: "warning must be longer than 0:00 and at most \(TimeLimits.maximumPhase.clockNotation)")
         }
+    }
+
+    /// The same program under another name (a `[programs]` entry): the phases, starts and
+    /// signals are kept, not built and validated again.
+    public func named(_ name: String) -> Program {
+        var copy = self
+        copy.name = name
+        return copy
     }
 
     /// The wall-clock program.

@@ -22,7 +22,7 @@ enum ProgramDSL {
         }
         let rounds = Int(count)
         guard words.count >= 2, ["x", "X", "×"].contains(words[1]) else { throw fail(words.count >= 2 ? words[1] : roundsWord, "\"x\" after the number of rounds, e.g. \"\(rounds) x 3:00\"") }
-        guard words.count >= 3 else { throw fail(roundsWord + " x", "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
+        guard words.count >= 3 else { throw fail(roundsWord + " " + words[1], "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
         let work = try time(words[2], "a work time M:SS, e.g. 3:00", fail)
         var rest: Duration?
         if words.count > 3 {

@@ -14,8 +14,8 @@ public enum ProgramSpec {
     }
 
     private static func preset(_ text: String, spec: String) throws(SpecError) -> Program {
-        let parts = text.lowercased().split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0]
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0].lowercased()
         let args = Array(parts.dropFirst())
         func noArgs() throws(SpecError) {
             guard args.isEmpty else { throw SpecError(spec: spec, token: ":" + args.joined(separator: ":"), expected: "no argument after '\(name)'") }
