@@ -1,4 +1,5 @@
 import CLinuxHardware
+import RoundClockCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +19,7 @@ public enum GPIOLines {
 
     public static func locate(_ spec: String) throws(SystemError) -> GPIOLocation {
         let parts = spec.split(separator: ":")
-        if parts.count == 2, let offset = UInt32(parts[1]) {
+        if parts.count == 2, let offset = WholeNumber.parse(parts[1], atMost: Int64(UInt32.max)).map(UInt32.init) {
             let chip = parts[0].hasPrefix("/") ? String(parts[0]) : "/dev/\(parts[0])"
             return GPIOLocation(chip: chip, offset: offset)
         }

@@ -1,8 +1,9 @@
 import RoundClockCore
 
 extension Config {
-    /// Preset names a custom program may not take (MODE and `--program` use them).
-    public static let reservedNames = ["boxing", "mma", "muaythai", "tabata", "emom", "amrap", "fortime", "countdown", "stopwatch", "clock", "simulator"]
+    /// Preset names a custom program may not take (MODE and `--program` use them):
+    /// `Presets.names` without their argument syntax (`emom[:N]` → `emom`).
+    public static let reservedNames = Presets.names.map { String($0.prefix { $0 != "[" && $0 != ":" }) }
 
     /// Reads and validates a configuration file; errors name the file and the line or key path.
     public static func load(_ path: String) throws(ConfigError) -> Config {
@@ -85,11 +86,7 @@ extension Config {
             let parsed: Program
             do { parsed = try ProgramSpec.parse(spec) } catch { throw table.fail(name, error.description) }
             guard parsed.kind == .intervals else { throw table.fail(name, "\"\(spec)\" is the wall clock; a custom program needs timed phases") }
-            do {
-                out.append(try Program(name: name, label: parsed.label, phases: parsed.phases, warning: parsed.warning))
-            } catch {
-                throw table.fail(name, error.description)
-            }
+            out.append(parsed.named(name))
         }
         return out
     }
@@ -143,11 +140,10 @@ extension Config {
     private static func minuteOfDay(_ text: String, key: String, _ table: TOMLReader) throws(ConfigError) -> Int {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let h = Int(parts[0]), let m = Int(parts[1]), h < 24, m < 60 else {
+              let h = WholeNumber.parse(parts[0], atMost: 23), let m = WholeNumber.parse(parts[1], atMost: 59) else {
             throw table.fail(key, "\"\(text)\" is not a time of day; use \"HH:MM\" from \"00:00\" to \"23:59\", e.g. \"22:00\"")
         }
-        return h * 60 + m
+        return Int(h * 60 + m)
     }
 }
 

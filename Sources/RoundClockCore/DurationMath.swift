@@ -1,27 +1,28 @@
 /// Exact integer arithmetic on `Duration`, done in attoseconds (`Int128`), so that
-/// quantisation never suffers from floating-point rounding.
+/// quantisation never suffers from floating-point rounding. Counts that do not fit an
+/// `Int64` (only beyond 292 billion years of seconds) saturate instead of trapping.
 extension Duration {
     /// Attoseconds in one second.
     static let attosPerSecond: Int128 = 1_000_000_000_000_000_000
 
     /// Whole seconds, rounded towards minus infinity.
     public var floorSeconds: Int64 {
-        Int64(Self.floorDivide(attoseconds, Self.attosPerSecond))
+        Int64(clamping: Self.floorDivide(attoseconds, Self.attosPerSecond))
     }
 
     /// Whole seconds, rounded towards plus infinity: what a countdown shows.
     public var ceilSeconds: Int64 {
-        Int64(Self.ceilDivide(attoseconds, Self.attosPerSecond))
+        Int64(clamping: Self.ceilDivide(attoseconds, Self.attosPerSecond))
     }
 
     /// How many whole `step`s fit into `self` (floor division). `step` must be positive.
     public func floorDivided(by step: Duration) -> Int64 {
-        Int64(Self.floorDivide(attoseconds, step.attoseconds))
+        Int64(clamping: Self.floorDivide(attoseconds, step.attoseconds))
     }
 
     /// `self / step` rounded up. `step` must be positive.
     public func ceilDivided(by step: Duration) -> Int64 {
-        Int64(Self.ceilDivide(attoseconds, step.attoseconds))
+        Int64(clamping: Self.ceilDivide(attoseconds, step.attoseconds))
     }
 
     /// `self` modulo `step`, always in `0 ..< step`. `step` must be positive.

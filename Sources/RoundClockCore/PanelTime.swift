@@ -17,7 +17,7 @@ public enum PanelTime {
 
     /// A countdown showing `remaining` (negative counts as zero). At zero it no longer changes.
     public static func countdown(_ remaining: Duration, cadence: Cadence = .seconds) -> PanelReading {
-        let r = max(remaining, .zero)
+        let r = shown(remaining)
         if r == .zero { return PanelReading(text: minutesSeconds(0), changesIn: nil) }
         if cadence == .minutes {
             let m = r.ceilDivided(by: minute)
@@ -43,7 +43,7 @@ public enum PanelTime {
 
     /// A count-up showing `elapsed` (negative counts as zero).
     public static func countUp(_ elapsed: Duration, cadence: Cadence = .seconds) -> PanelReading {
-        let u = max(elapsed, .zero)
+        let u = shown(elapsed)
         if cadence == .minutes {
             let m = u.floorDivided(by: minute)
             return PanelReading(text: hoursMinutes(m, colon: true), changesIn: minute * (m + 1) - u)
@@ -67,7 +67,7 @@ public enum PanelTime {
     /// with the colon blinking.
     public static func offset(_ signed: Duration) -> PanelReading {
         let before = signed < .zero
-        let magnitude = before ? .zero - signed : signed
+        let magnitude = shown(before ? .zero - max(signed, .zero - TimeLimits.maximumElapsed) : signed)
         let sign = before ? "-" : "+"
         // Whole seconds shown: ceiling before the target (counting down), floor after.
         let s = before ? magnitude.ceilSeconds : magnitude.floorSeconds
@@ -99,6 +99,12 @@ public enum PanelTime {
         let colon = fraction < halfSecond
         let text = twoDigits(s / 3600) + (colon ? ":" : "") + twoDigits(s / 60 % 60)
         return PanelReading(text: text, changesIn: colon ? halfSecond - fraction : second - fraction)
+    }
+
+    /// `value` within `0 ... TimeLimits.maximumElapsed`: negative counts as zero, and
+    /// anything longer (the panel shows 99:59 long before) cannot overflow the arithmetic.
+    static func shown(_ value: Duration) -> Duration {
+        min(max(value, .zero), TimeLimits.maximumElapsed)
     }
 
     // MARK: Fixed-position text

@@ -50,8 +50,8 @@ public enum Presets {
 
     /// Prep 0:10, `minutes` × 1:00, no rest. 1 to 99 minutes.
     public static func emom(minutes: Int = 10) throws(ProgramError) -> Program {
-        guard (1...99).contains(minutes) else {
-            throw ProgramError(program: "emom:\(minutes)", problem: "asks for \(minutes) rounds; allowed are 1 to 99")
+        guard (1...TimeLimits.maximumRounds).contains(minutes) else {
+            throw ProgramError(program: "emom:\(minutes)", problem: "asks for \(minutes) rounds; allowed are 1 to \(TimeLimits.maximumRounds)")
         }
         return preset("emom:\(minutes)", "EMOM", rounds: minutes, work: .seconds(60))
     }
@@ -72,14 +72,15 @@ public enum Presets {
     public static func countdown(_ length: Duration) throws(ProgramError) -> Program {
         let s = length.floorSeconds
         let name = "countdown:\(s / 60):\(s % 60 < 10 ? "0" : "")\(s % 60)"
-        guard length > .zero, length <= .seconds(60 * maximumMinutes) else {
+        guard length > .zero, length <= TimeLimits.maximumPhase else {
             throw ProgramError(program: name, problem: "must be longer than 0:00 and at most \(maximumMinutes):00")
         }
         return preset(name, "CNTD", prep: nil, rounds: 1, work: length)
     }
 
-    /// Longest single timed phase a preset argument may ask for (24 h).
-    public static let maximumMinutes = 24 * 60
+    /// Longest single timed phase a preset argument may ask for, in minutes (24 h:
+    /// `TimeLimits.maximumPhase`).
+    public static let maximumMinutes = Int(TimeLimits.maximumPhase.floorSeconds / 60)
 
     static func checkMinutes(_ minutes: Int, name: String) throws(ProgramError) {
         guard (1...maximumMinutes).contains(minutes) else {

@@ -9,7 +9,7 @@ public struct Program: Sendable, Hashable {
     }
 
     /// The spec that names this program, e.g. `boxing`, `emom:12` or a DSL line.
-    public let name: String
+    public private(set) var name: String
     /// Up to four characters for the phase panel while the program is selected but idle.
     public let label: String
     public let kind: Kind
@@ -25,7 +25,9 @@ public struct Program: Sendable, Hashable {
     /// Number of work rounds.
     public let rounds: Int
 
-    /// Builds and validates a timed program.
+    /// Builds and validates a timed program: at most `TimeLimits.maximumPhases` phases,
+    /// each (and the warning) longer than zero and at most `TimeLimits.maximumPhase`, so
+    /// its total is at most `TimeLimits.maximumProgram`.
     public init(name: String, label: String, phases: [Phase], warning: Duration? = nil) throws(ProgramError) {
         try Self.validate(name: name, phases: phases, warning: warning)
         self.init(trusted: name, label: label, phases: phases, warning: warning)
@@ -52,10 +54,13 @@ public struct Program: Sendable, Hashable {
 
     static func validate(name: String, phases: [Phase], warning: Duration?) throws(ProgramError) {
         guard !phases.isEmpty else { throw ProgramError(program: name, problem: "has no phases") }
+        guard phases.count <= TimeLimits.maximumPhases else {
+            throw ProgramError(program: name, problem: "has \(phases.count) phases; at most \(TimeLimits.maximumPhases) allowed")
+        }
         for (index, phase) in phases.enumerated() {
             if let length = phase.length {
-                guard length > .zero else {
-                    throw ProgramError(program: name, problem: "phase \(index + 1) (\(phase.kind.rawValue)) has length \(length.clockNotation); it must be longer than 0:00")
+                guard length > .zero, length <= TimeLimits.maximumPhase else {
+                    throw ProgramError(program: name, problem: "phase \(index + 1) (\(phase.kind.rawValue)) has length \(length.clockNotation); it must be longer than 0:00 and at most \(TimeLimits.maximumPhase.clockNotation)")
                 }
             } else {
                 guard phase.counting == .up else {
@@ -66,9 +71,17 @@ public struct Program: Sendable, Hashable {
                 }
             }
         }
-        if let warning, warning <= .zero {
-            throw ProgramError(program: name, problem: "warning must be longer than 0:00")
+        if let warning, warning <= .zero || warning > TimeLimits.maximumPhase {
+            throw ProgramError(program: name, problem: "warning must be longer than 0:00 and at most \(TimeLimits.maximumPhase.clockNotation)")
         }
+    }
+
+    /// The same program under another name (a `[programs]` entry): the phases, starts and
+    /// signals are kept, not built and validated again.
+    public func named(_ name: String) -> Program {
+        var copy = self
+        copy.name = name
+        return copy
     }
 
     /// The wall-clock program.

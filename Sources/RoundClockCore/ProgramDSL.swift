@@ -14,12 +14,15 @@ enum ProgramDSL {
         // ROUNDS x WORK[/REST]
         let words = tokens(items[0])
         guard let roundsWord = words.first else { throw fail(items[0], "ROUNDS x WORK, e.g. \"3 x 5:00\"") }
-        guard let rounds = Int(roundsWord) else {
+        guard WholeNumber.isDigits(roundsWord) else {
             throw fail(roundsWord, "a number of rounds, then x and the work time, e.g. \"10 x 0:45/0:15\", or a preset (\(Presets.names.joined(separator: ", ")))")
         }
-        guard (1...99).contains(rounds) else { throw fail(roundsWord, "a number of rounds from 1 to 99") }
+        guard let count = WholeNumber.parse(roundsWord, atMost: Int64(TimeLimits.maximumRounds)), count >= 1 else {
+            throw fail(roundsWord, "a number of rounds from 1 to \(TimeLimits.maximumRounds)")
+        }
+        let rounds = Int(count)
         guard words.count >= 2, ["x", "X", "×"].contains(words[1]) else { throw fail(words.count >= 2 ? words[1] : roundsWord, "\"x\" after the number of rounds, e.g. \"\(rounds) x 3:00\"") }
-        guard words.count >= 3 else { throw fail(roundsWord + " x", "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
+        guard words.count >= 3 else { throw fail(roundsWord + " " + words[1], "a work time after \"x\", e.g. \"\(rounds) x 3:00\"") }
         let work = try time(words[2], "a work time M:SS, e.g. 3:00", fail)
         var rest: Duration?
         if words.count > 3 {
@@ -60,9 +63,11 @@ enum ProgramDSL {
     }
 
     private static func time(_ word: String, _ expected: String, _ fail: (String, String) -> SpecError) throws(SpecError) -> Duration {
-        guard let value = TimeText.parse(word), value > .zero else { throw fail(word, expected + " (longer than 0:00)") }
-        guard value <= .seconds(60 * Presets.maximumMinutes) else { throw fail(word, "a time of at most \(Presets.maximumMinutes):00") }
-        return value
+        if let value = TimeText.parse(word, atMost: TimeLimits.maximumPhase), value > .zero { return value }
+        if TimeText.isTooLong(word, atMost: TimeLimits.maximumPhase) {
+            throw fail(word, "a time of at most \(TimeLimits.maximumPhase.clockNotation)")
+        }
+        throw fail(word, expected + " (longer than 0:00)")
     }
 }
 

@@ -14,17 +14,18 @@ public enum ProgramSpec {
     }
 
     private static func preset(_ text: String, spec: String) throws(SpecError) -> Program {
-        let parts = text.lowercased().split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0]
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0].lowercased()
         let args = Array(parts.dropFirst())
         func noArgs() throws(SpecError) {
             guard args.isEmpty else { throw SpecError(spec: spec, token: ":" + args.joined(separator: ":"), expected: "no argument after '\(name)'") }
         }
-        func minutes(default value: Int) throws(SpecError) -> Int {
-            guard args.count <= 1 else { throw SpecError(spec: spec, token: args.joined(separator: ":"), expected: "one whole number of minutes, e.g. \(name):\(value)") }
+        func minutes(default value: Int, atMost limit: Int) throws(SpecError) -> Int {
+            let expected = "a whole number of minutes from 1 to \(limit), e.g. \(name):\(value)"
+            guard args.count <= 1 else { throw SpecError(spec: spec, token: args.joined(separator: ":"), expected: "one " + expected) }
             guard let arg = args.first else { return value }
-            guard let n = Int(arg) else { throw SpecError(spec: spec, token: arg, expected: "a whole number of minutes, e.g. \(name):\(value)") }
-            return n
+            guard let n = WholeNumber.parse(arg, atMost: Int64(limit)) else { throw SpecError(spec: spec, token: arg, expected: expected) }
+            return Int(n)
         }
         do {
             switch name {
@@ -34,13 +35,14 @@ public enum ProgramSpec {
             case "tabata": try noArgs(); return Presets.tabata
             case "stopwatch": try noArgs(); return Presets.stopwatch
             case "clock": try noArgs(); return .wallClock
-            case "emom": return try Presets.emom(minutes: minutes(default: 10))
-            case "amrap": return try Presets.amrap(minutes: minutes(default: 20))
-            case "fortime": return try Presets.forTime(minutes: minutes(default: 20))
+            case "emom": return try Presets.emom(minutes: minutes(default: 10, atMost: TimeLimits.maximumRounds))
+            case "amrap": return try Presets.amrap(minutes: minutes(default: 20, atMost: Presets.maximumMinutes))
+            case "fortime": return try Presets.forTime(minutes: minutes(default: 20, atMost: Presets.maximumMinutes))
             case "countdown":
                 let arg = args.joined(separator: ":")
-                guard args.count == 2, let length = TimeText.parse(arg) else {
-                    throw SpecError(spec: spec, token: arg.isEmpty ? name : arg, expected: "a length M:SS after 'countdown:', e.g. countdown:5:00")
+                guard args.count == 2, let length = TimeText.parse(arg, atMost: TimeLimits.maximumPhase) else {
+                    throw SpecError(spec: spec, token: arg.isEmpty ? name : arg,
+                                    expected: "a length M:SS up to \(Presets.maximumMinutes):00 after 'countdown:', e.g. countdown:5:00")
                 }
                 return try Presets.countdown(length)
             default:
@@ -64,35 +66,6 @@ public struct SpecError: Error, Sendable, Hashable, CustomStringConvertible {
     public var expected: String
     public var description: String {
         "bad program \"\(spec)\": \"\(token)\" — expected \(expected)"
-    }
-}
-
-/// `M:SS`, `H:MM:SS` or plain seconds, as written in specs and on the command line.
-public enum TimeText {
-    /// Parses `M:SS` (seconds 00–59), `H:MM:SS`, or whole/decimal seconds (`45`, `2.5`).
-    public static func parse(_ text: String) -> Duration? {
-        let parts = text.trimmed.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 1 { return seconds(String(parts[0])) }
-        guard parts.count <= 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }) else { return nil }
-        let numbers = parts.compactMap { Int64($0) }
-        guard numbers.count == parts.count, numbers.dropFirst().allSatisfy({ $0 < 60 }),
-              parts.dropFirst().allSatisfy({ $0.count == 2 }) else { return nil }
-        let total = numbers.reduce(Int64(0)) { $0 * 60 + $1 }
-        return .seconds(total)
-    }
-
-    /// Decimal seconds with up to 9 fractional digits, e.g. `12`, `0.25`.
-    public static func seconds(_ text: String) -> Duration? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].count <= 12,
-              parts[0].allSatisfy(\.isASCIIDigit), let whole = Int64(parts[0]) else { return nil }
-        var nanos: Int64 = 0
-        if parts.count == 2 {
-            let fraction = parts[1]
-            guard !fraction.isEmpty, fraction.count <= 9, fraction.allSatisfy(\.isASCIIDigit) else { return nil }
-            nanos = Int64(fraction + String(repeating: "0", count: 9 - fraction.count)) ?? 0
-        }
-        return .seconds(whole) + .nanoseconds(nanos)
     }
 }
 

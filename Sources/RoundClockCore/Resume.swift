@@ -20,11 +20,11 @@ public struct SavedSession: Sendable, Hashable {
     public var savedRealtime: Duration
 
     /// The longest running time a saved session may hold, before and after mapping its
-    /// anchor: 100 days, far beyond any program (phases ≤ 24 h) and well inside what
-    /// Duration and instant arithmetic handle. A larger `elapsed_before_ns` makes the state
-    /// file corrupt; a longer time since the anchor is clamped to it.
-    /// INTEGRATOR: replace with RoundClockCore's public maximum session duration once merged.
-    public static let longestElapsed: Duration = .seconds(100 * 86_400)
+    /// anchor: `TimeLimits.maximumElapsed` (100 years), the bound of every session, so a
+    /// stopwatch left running is restored as it is and no instant arithmetic can overflow.
+    /// A larger `elapsed_before_ns` makes the state file corrupt; a longer time since the
+    /// anchor is clamped to it.
+    public static let longestElapsed: Duration = TimeLimits.maximumElapsed
 
     public init(program: String, runState: RunState, elapsedBefore: Duration, bootID: String,
                 anchorBoottime: Duration? = nil, anchorRealtime: Duration? = nil, savedRealtime: Duration) {

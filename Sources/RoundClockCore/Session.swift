@@ -11,14 +11,15 @@ public enum SessionState: String, Sendable, Hashable {
 /// Generic over the clock's instant: real runs use a monotonic clock, tests a virtual one.
 public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
     public let program: Program
-    /// Running time accumulated before the current run (or in total while paused).
+    /// Running time accumulated before the current run (or in total while paused), kept
+    /// within `0 ... TimeLimits.maximumElapsed` whatever a caller (a state file) hands in.
     public private(set) var elapsedBefore: Duration
     /// Monotonic instant at which the current run started; `nil` unless running.
     public private(set) var anchor: Instant?
 
     public init(program: Program, elapsedBefore: Duration = .zero, anchor: Instant? = nil) {
         self.program = program
-        self.elapsedBefore = max(elapsedBefore, .zero)
+        self.elapsedBefore = min(max(elapsedBefore, .zero), TimeLimits.maximumElapsed)
         self.anchor = anchor
     }
 

@@ -110,8 +110,9 @@ struct Bench: AsyncParsableCommand {
     }
 }
 
-/// Rejects NaN, infinities and values outside `range` with a message naming the option.
-private func checkRange(_ value: Double, _ option: String, _ range: ClosedRange<Double>, unit: String = "") throws {
+/// Rejects NaN, infinities and values outside `range` with a message naming the option
+/// (`bench` and `test-display --step`).
+func checkRange(_ value: Double, _ option: String, _ range: ClosedRange<Double>, unit: String = "") throws {
     guard value.isFinite, range.contains(value) else {
         throw ValidationError("\(option) must be between \(number(range.lowerBound))\(unit) and \(number(range.upperBound))\(unit), got \(number(value))")
     }
@@ -121,4 +122,5 @@ private func number(_ value: Double) -> String {
     value.magnitude < 1e15 && value == value.rounded() ? String(Int64(value)) : String(value)
 }
 
-private func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }
+/// `s` seconds, to the nanosecond; `s` must have passed `checkRange`.
+func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }

@@ -47,8 +47,14 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Where the session state is kept (default: $STATE_DIRECTORY or /var/lib/roundclock; with --simulate: not kept unless given).")
     var stateDir: String?
 
-    @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.")
+    @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.", transform: Run.brightnessLevel)
     var brightness: Int?
+
+    /// `--brightness`: digits only (no sign, unlike `Int("+5")`), 0 to 15.
+    static func brightnessLevel(_ text: String) throws -> Int {
+        guard let level = WholeNumber.parse(text, atMost: 15) else { throw ValidationError("allowed are 0 to 15, digits only") }
+        return Int(level)
+    }
 
     func run() async throws {
         // SIGTERM/SIGINT/SIGHUP are caught since the process entry (Entry, ShutdownSignals):

@@ -32,7 +32,6 @@ extension Run {
         guard !virtual || session.until != nil || session.events != nil else {
             throw ValidationError("--virtual needs --until or --events: a run in virtual time must have an end")
         }
-        if let brightness, !(0...15).contains(brightness) { throw ValidationError("--brightness \(brightness): allowed are 0 to 15") }
         let (_, until, presses) = try session.parsed()
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         do {

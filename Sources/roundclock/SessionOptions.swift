@@ -6,7 +6,7 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "A preset (boxing, mma, muaythai, tabata, emom[:N], amrap[:M], fortime[:M], countdown:M:SS, stopwatch, clock) or a custom line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\".")
     var program: String = "boxing"
 
-    @Option(help: "Stop after this much time since the start: M:SS or seconds.")
+    @Option(help: "Stop after this much time since the start: M:SS, H:MM:SS or seconds, at most 366 days.")
     var until: String?
 
     @Option(help: "Scripted button presses: comma-separated T:BUTTON[:HOLD], T and HOLD in seconds, BUTTON start, stop or mode.")
@@ -21,8 +21,8 @@ struct SessionOptions: ParsableArguments {
         do { chosen = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
         var stop: Duration?
         if let until {
-            guard let d = TimeText.parse(until) else {
-                throw ValidationError("bad --until \"\(until)\": expected M:SS or seconds, e.g. 47:10 or 90")
+            guard let d = TimeText.parse(until, atMost: TimeLimits.maximumRun) else {
+                throw ValidationError("bad --until \"\(until)\": expected M:SS, H:MM:SS or seconds, at most \(TimeLimits.maximumRun.clockNotation) (366 days), e.g. 47:10 or 90")
             }
             stop = d
         }

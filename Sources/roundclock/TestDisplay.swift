@@ -16,8 +16,10 @@ struct TestDisplay: AsyncParsableCommand {
     @Option(help: "Board file. Required unless --simulate.")
     var board: String?
 
-    @Option(help: "Seconds each step stays on.")
+    @Option(help: "Seconds each step stays on, 0 to 60.")
     var step: Double = 0.5
+
+    func validate() throws { try checkRange(step, "--step", 0...60, unit: " s") }
 
     @Flag(help: "Emulated chips: print each step's RAM instead of lighting real panels.")
     var simulate = false
@@ -82,7 +84,7 @@ struct TestDisplay: AsyncParsableCommand {
                 after(panel, drivers[i].device)
             }
             print("step \(index + 1)/\(count): \(Set(names).sorted().joined(separator: ", "))")
-            if step > 0 { try await Task.sleep(for: .milliseconds(Int(step * 1000))) }
+            if step > 0 { try await Task.sleep(for: seconds(step)) }
         }
     }
 }
