@@ -52,7 +52,7 @@ final class FakeSystem: Sendable {
         ("roundclock-state 1\ncolour=red\n", "corrupt (line 2: unknown key \"colour\")"),
         ("roundclock-state 1\nprogram=a\nprogram=b\n", "corrupt (line 3: \"program\" appears twice)"),
         ("roundclock-state 1\nprogram=boxing\nstate=sleeping\n", "corrupt (\"state\" is \"sleeping\"; expected ready, running or paused)"),
-        ("roundclock-state 1\nprogram=boxing\nstate=paused\nelapsed_before_ns=-5\nboot_id=ab\nsaved_realtime_ns=1\n", "corrupt (\"elapsed_before_ns\" is \"-5\"; expected nanoseconds, a whole number from 0 to 9223372036854775807)"),
+        ("roundclock-state 1\nprogram=boxing\nstate=paused\nelapsed_before_ns=-5\nboot_id=ab\nsaved_realtime_ns=1\n", "corrupt (\"elapsed_before_ns\" is \"-5\"; expected nanoseconds, a whole number from 0 to 3162240000000000000)"),
         ("roundclock-state 1\nprogram=boxing\nstate=running\nelapsed_before_ns=0\nboot_id=ab\nsaved_realtime_ns=1\n", "corrupt (a running session needs anchor_boottime_ns and anchor_realtime_ns)"),
         ("roundclock-state 1\nprogram=boxing\nstate=ready\nelapsed_before_ns=7\nboot_id=ab\nsaved_realtime_ns=1\n", "corrupt (state ready with elapsed_before_ns 7)"),
         ("roundclock-state 1\nprogram=boxing\nstate=ready\nelapsed_before_ns=0\nboot_id=not a uuid\nsaved_realtime_ns=1\n", "corrupt (\"boot_id\" is \"not a uuid\")"),

@@ -264,3 +264,34 @@ import Testing
         #expect(dir.entries == ["outside", "state"])
     }
 }
+
+/// What the clock writes it must read back: save → parse gives the same session, also for
+/// anchors before the clocks' zero (a round resumed by wall time after a reboot began before
+/// this boot: its CLOCK_BOOTTIME anchor is negative; a wall clock near 1970 on a Pi without
+/// a real-time clock gives a negative CLOCK_REALTIME anchor).
+@Suite struct StateFileRoundTripTests {
+    typealias I = VirtualClock.Instant
+
+    @Test(arguments: [
+        (since: 100, boottime: 30, realtime: 1_795_000_000), // resumed after a reboot: anchor 70 s before boot
+        (since: 100, boottime: 500, realtime: 60),            // wall clock at 1970-01-01 00:01
+        (since: 0, boottime: 1, realtime: 1),
+        (since: 4_000_000, boottime: 20, realtime: 1_795_000_000),
+    ])
+    func whatIsSavedIsReadBack(since: Int64, boottime: Int64, realtime: Int64) throws {
+        var session = Session<I>(program: Presets.boxing)
+        let now = I(offset: .seconds(5_000_000))
+        _ = session.start(at: now.advanced(by: .seconds(-since)))
+        let saved = SavedSession(session, at: now, bootID: "ab-12", boottime: .seconds(boottime), realtime: .seconds(realtime))
+        let text = StateFileFormat.encode(saved)
+        #expect(try StateFileFormat.decode(text) == saved, "\(text)")
+    }
+
+    @Test func signedAnchorsAreBoundedAndDigitsOnly() {
+        let base = "roundclock-state 1\nprogram=boxing\nstate=running\nelapsed_before_ns=0\nboot_id=ab\nsaved_realtime_ns=1\nanchor_realtime_ns=1\n"
+        for bad in ["--5", "-", "-+5", "+5", "- 5", "-9223372036854775808", "5-"] {
+            #expect(throws: StateFileError.self, "\(bad)") { try StateFileFormat.decode(base + "anchor_boottime_ns=\(bad)\n") }
+        }
+        #expect((try? StateFileFormat.decode(base + "anchor_boottime_ns=-9223372036854775807\n"))?.anchorBoottime == .nanoseconds(-Int64.max))
+    }
+}

@@ -14,8 +14,8 @@ import RoundClockCore
 ///
 /// `anchor_*` appear only for a running session. In `program`, `\` is written `\\` and a
 /// line break `\n`. Every number is range-checked (`elapsed_before_ns` at most
-/// `SavedSession.longestElapsed`, the instants within Int64 nanoseconds): a file out of range
-/// is corrupt, and set aside, never a trap.
+/// `SavedSession.longestElapsed`, the instants within Int64 nanoseconds, the anchors signed):
+/// a file out of range is corrupt, and set aside, never a trap.
 public enum StateFileFormat {
     public static let magic = "roundclock-state"
     public static let version = 1
@@ -52,16 +52,21 @@ public enum StateFileFormat {
             guard let v = values[key] else { throw .corrupt("\"\(key)\" is missing") }
             return v
         }
-        func duration(_ key: String, atMost limit: Duration = .nanoseconds(Int64.max)) throws(StateFileError) -> Duration? {
+        /// Nanoseconds: ASCII digits only, at most `limit`; with `signed`, also a leading `-`
+        /// (an anchor before the clock's zero: after a resume by wall time the round began
+        /// before this boot, so its CLOCK_BOOTTIME anchor is negative; a clock near 1970
+        /// gives a negative CLOCK_REALTIME one).
+        func duration(_ key: String, atMost limit: Duration = .nanoseconds(Int64.max), signed: Bool = false) throws(StateFileError) -> Duration? {
             guard let v = values[key] else { return nil }
-            // Digits only (Int64("+5") would pass); Int64(_:) returns nil past Int64.max.
-            guard !v.isEmpty, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int64(v) else {
-                throw .corrupt("\"\(key)\" is \"\(v)\"; expected nanoseconds, a whole number from 0 to \(Int64.max)")
+            let negative = signed && v.hasPrefix("-")
+            let bound = StateFileFormat.nanoseconds(limit)
+            guard let magnitude = WholeNumber.parse(negative ? v.dropFirst() : Substring(v), atMost: Int64.max) else {
+                throw .corrupt("\"\(key)\" is \"\(v)\"; expected nanoseconds, a whole number from \(signed ? "-\(bound)" : "0") to \(bound)")
             }
-            guard Duration.nanoseconds(n) <= limit else {
-                throw .corrupt("\"\(key)\" is \(n) ns, longer than a session can be (\(nanoseconds(limit)) ns)")
+            guard magnitude <= bound else {
+                throw .corrupt("\"\(key)\" is \(v) ns, longer than a session can be (\(bound) ns)")
             }
-            return .nanoseconds(n)
+            return .nanoseconds(negative ? -magnitude : magnitude)
         }
         let program = try unescape(try required("program"))
         guard !program.isEmpty else { throw .corrupt("\"program\" is empty") }
@@ -71,8 +76,8 @@ public enum StateFileFormat {
         guard !bootID.isEmpty, bootID.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "-") }) else { throw .corrupt("\"boot_id\" is \"\(bootID)\"") }
         guard let elapsed = try duration("elapsed_before_ns", atMost: SavedSession.longestElapsed) else { throw .corrupt("\"elapsed_before_ns\" is missing") }
         guard let saved = try duration("saved_realtime_ns") else { throw .corrupt("\"saved_realtime_ns\" is missing") }
-        let anchorBoot = try duration("anchor_boottime_ns")
-        let anchorReal = try duration("anchor_realtime_ns")
+        let anchorBoot = try duration("anchor_boottime_ns", signed: true)
+        let anchorReal = try duration("anchor_realtime_ns", signed: true)
         switch state {
         case .running:
             guard anchorBoot != nil, anchorReal != nil else { throw .corrupt("a running session needs anchor_boottime_ns and anchor_realtime_ns") }
