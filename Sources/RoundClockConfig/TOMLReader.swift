@@ -44,9 +44,15 @@ struct TOMLReader {
         value.inlineText()
     }
 
+    /// A string value. Control characters (U+0000–U+001F, U+007F: e.g. `"\u0000"`, `"\n"`)
+    /// are refused: no path, line name, program or choice has one, and a NUL would silently
+    /// cut a path handed to open(2) or a GPIO line name handed to libgpiod.
     mutating func string(_ key: String) throws(ConfigError) -> String? {
         guard let v = value(key) else { return nil }
         guard let s = v.string else { throw fail(key, "expected a string in quotes, got \(describe(v))") }
+        guard !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw fail(key, "\(describe(v)) contains a control character; none is allowed here")
+        }
         return s
     }
 

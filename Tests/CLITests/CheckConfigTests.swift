@@ -41,7 +41,7 @@ import Testing
         ("[\n", "line 1, column 2: not valid TOML: expected a key"), ("[#]\n", "line 1, column 2"), ("[=]\n", "line 1, column 2"),
         ("[.]\n", "line 1, column 2"), ("[[", "line 1, column 3"), ("[é]\n", "line 1, column 2"),
         ("name = \"simulator\"\u{0}foo = 1\n", "line 1, column 19: not valid TOML: expected the end of the line after the value, found a NUL byte (U+0000)"),
-        ("name = \"a\\nb\"\n[display]\non_shutdown = \"a\\nb\"\n", #"on_shutdown: "a\nb" is not allowed"#),
+        ("name = \"a\\nb\"\n[display]\non_shutdown = \"a\\nb\"\n", #"on_shutdown: "a\nb" contains a control character"#),
     ])
     func malformedTOMLExits78WithOneLine(text: String, message: String) async throws {
         let dir = temporaryFile("malformed")
