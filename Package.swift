@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware", "RoundClockBench",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import RoundClockService
+import TOML
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,12 +53,14 @@ struct RoundClockCommand: AsyncParsableCommand {
             }
         } catch {
             if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
-            let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: true)
-            let message = lines.first ?? ""
-            let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message[...]
+            // The message alone (no usage block), on one line whatever the user typed: a token
+            // with a line break or another control character is shown escaped (`\n`), never cut.
+            let message = escapedControlCharacters(self.message(for: error))
+            let usage = fullMessage(for: error).hasPrefix("Error: ") ? "error: " : ""
             // ArgumentParser's last line "  See 'roundclock simulate --help' for more information."
+            let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: true)
             let help = lines.last { $0.contains("See '") }?.split(separator: "'").dropFirst().first
-            printError(text + (help.map { " (see '\($0)')" } ?? ""))
+            printError(usage + message + (help.map { " (see '\($0)')" } ?? ""))
             exit(withError: ExitCode(ExitStatus.code(for: exitCode(for: error).rawValue)))
         }
     }

@@ -308,6 +308,22 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(run.stdout.contains("GPIO chips (libgpiod API v"))
     }
 
+    /// A token holding a line break or another control character is quoted escaped, on the
+    /// error's one line, never cut at the break (issue 10, item 12, on the command line).
+    @Test(arguments: [
+        (["simulate", "--virtual", "--program", "box\ning"], #"bad program "box\ning""#),
+        (["simulate", "--virtual", "--events", "1:st\nart"], #""st\nart""#),
+        (["programs", "3 x 1:00\u{1B}[2J"], #"\u001B[2J"#),
+        (["render", "--display", "seg7x4", "1\n2"], #"the character "\n""#),
+    ])
+    func controlCharactersInTokensAreEscapedOnOneLine(arguments: [String], quoted: String) async throws {
+        let run = try await CLIRun.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.hasSuffix("\n") && run.stderr.dropLast().split(separator: "\n", omittingEmptySubsequences: false).count == 1,
+                "one line: \(run.stderr.debugDescription)")
+        #expect(run.stderr.contains(quoted), "\(run.stderr.debugDescription)")
+    }
+
     @Test func unwritableFramesFileIsACantCreateError() async throws {
         let run = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", "/nonexistent-dir/f.jsonl"])
         #expect(run.status == 73)
