@@ -86,11 +86,22 @@ public struct FileError: Error, Sendable, Hashable, CustomStringConvertible {
     public var exitCode: Int32 { operation == "write" ? 74 : 73 }
 }
 
-/// A C stdio file opened for writing; write errors are remembered and reported on close.
+/// A file opened for writing that never blocks its writer (the render loop): bytes go out
+/// only while poll(2) says the descriptor can take them, at most `PIPE_BUF` (4096) at a
+/// time (a write of up to PIPE_BUF bytes to a pipe that polls writable does not block);
+/// the rest waits in memory for the next write. A reader that stops reading (a pipe left
+/// full) therefore never stalls the clock: once `pendingLimit` bytes wait, writing stops
+/// and `close` reports it (EX_IOERR). Write errors are remembered and reported on close.
 struct TextFile: ~Copyable {
     let path: String
-    private var handle: UnsafeMutablePointer<FILE>?
+    private var fd: Int32
+    private var pending: [UInt8] = []
     private var firstError: Int32 = 0
+    private var reason: String?
+    /// Bytes allowed to wait for a slow reader: 1 MiB (hours of frames).
+    static let pendingLimit = 1 << 20
+    /// How long `close` waits for a reader to take what is pending.
+    static let closeWaitMilliseconds: Int32 = 2_000
 
     /// Opens `path` for writing without ever blocking: `-` is standard output; otherwise
     /// open(2) `O_WRONLY | O_CREAT | O_NONBLOCK` keeps it only if it is a regular file (then
@@ -119,26 +130,62 @@ struct TextFile: ~Copyable {
                 throw fail(code)
             }
         }
-        guard let handle = fdopen(fd, "w") else {
-            let code = Glibc.errno
-            Glibc.close(fd)
-            throw fail(code)
-        }
         self.path = path
-        self.handle = handle
+        self.fd = fd
     }
 
     mutating func write(_ text: String) {
-        guard let handle, firstError == 0 else { return }
-        if fputs(text, handle) < 0 || fflush(handle) != 0 { firstError = Glibc.errno }
+        guard fd >= 0, firstError == 0 else { return }
+        pending += text.utf8
+        drain(waitingMilliseconds: 0)
+        if firstError == 0, pending.count > Self.pendingLimit {
+            stop(EAGAIN, "its reader stopped reading (\(pending.count) bytes were waiting; later frames are not written)")
+        }
     }
 
     mutating func close() throws(FileError) {
-        guard let handle else { return }
-        self.handle = nil
-        if fclose(handle) != 0, firstError == 0 { firstError = Glibc.errno }
-        if firstError != 0 { throw FileError(path: path, operation: "write", errno: firstError) }
+        guard fd >= 0 else { return }
+        if firstError == 0, !pending.isEmpty {
+            drain(waitingMilliseconds: Self.closeWaitMilliseconds)
+            if !pending.isEmpty { stop(EAGAIN, "its reader did not take the last \(pending.count) bytes within 2 s") }
+        }
+        if Glibc.close(fd) != 0, firstError == 0 { firstError = Glibc.errno }
+        fd = -1
+        if firstError != 0 { throw FileError(path: path, operation: "write", errno: firstError, reason: reason) }
     }
 
-    deinit { if let handle { fclose(handle) } }
+    /// Writes what is pending while the descriptor is writable, waiting at most
+    /// `waitingMilliseconds` for it in all (0: not at all).
+    private mutating func drain(waitingMilliseconds: Int32) {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: .milliseconds(waitingMilliseconds))
+        var written = 0
+        defer { pending.removeFirst(min(written, pending.count)) }
+        while written < pending.count {
+            let left = Int32(max(0, (clock.now.duration(to: end) / .milliseconds(1)).rounded(.up)))
+            var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let polled = poll(&ready, 1, left)
+            if polled < 0 {
+                if Glibc.errno == EINTR { continue }
+                return stop(Glibc.errno)
+            }
+            guard polled > 0 else { return } // not writable now: the rest waits
+            guard ready.revents & Int16(POLLOUT) != 0 else { return stop(EPIPE) } // POLLERR/POLLHUP: no reader
+            let chunk = min(pending.count - written, Int(PIPE_BUF))
+            let n = pending[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, chunk) }
+            if n < 0 {
+                if Glibc.errno == EINTR || Glibc.errno == EAGAIN { continue }
+                return stop(Glibc.errno)
+            }
+            written += n
+        }
+    }
+
+    private mutating func stop(_ errno: Int32, _ why: String? = nil) {
+        firstError = errno
+        reason = why
+        pending = []
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 }

@@ -93,6 +93,28 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(60)) async 
         #expect(n > 0 && String(decoding: buffer[0..<max(n, 0)], as: UTF8.self).hasPrefix("{\"t\": 0.000, \"panel\": \"time\""))
     }
 
+    /// A pipe whose reader holds it open but never reads: the clock must not stall on it.
+    /// Hours of virtual frames fill the pipe and the 1 MiB that may wait; the run still ends
+    /// on time, the frames file is reported (exit 74, one line), the display went on.
+    @Test func framesIntoAPipeNobodyReadsNeverStallTheClock() async throws {
+        let path = fifo("stalled.jsonl")
+        defer { unlink(path) }
+        let reader = open(path, O_RDONLY | O_NONBLOCK) // open, never read
+        #expect(reader >= 0)
+        defer { close(reader) }
+        for arguments in [["simulate", "--virtual", "--no-tty", "--program", "stopwatch", "--until", "6:00:00", "--frames", path],
+                          ["run", "--simulate", "--virtual", "--program", "stopwatch", "--events", "0:start", "--until", "6:00:00",
+                           "--frames", path]] {
+            let (run, signalled) = try await runBounded(arguments)
+            #expect(!signalled && run.status == 74, "\(arguments): \(run.stderr)")
+            let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("roundclock: ") }
+            #expect(lines.count == 1 && lines[0].hasPrefix("roundclock: \(path): write failed: its reader stopped reading ("),
+                    "\(run.stderr)")
+            var drain = [UInt8](repeating: 0, count: 65_536)
+            while read(reader, &drain, drain.count) > 0 {} // empty the pipe for the next run
+        }
+    }
+
     @Test func framesToStandardOutput() async throws {
         let (run, _) = try await runBounded(["run", "--simulate", "--virtual", "--program", "countdown:0:03", "--until", "1", "--frames", "-"])
         #expect(run.status == 0, "\(run.stderr)")
