@@ -50,8 +50,9 @@ public actor Buzzer {
         playing = Task { await self.run(pattern, generation: mine, on: clock) }
     }
 
-    /// Off now (shutdown); returns once every pattern task has ended, also one that a
-    /// newer signal cut short, so nothing drives the line afterwards.
+    /// Off now (shutdown); returns once the playing pattern's task and the one cut short
+    /// last have ended. (Any earlier cut task can no longer drive the line: each checks its
+    /// generation before every write.)
     public func silence() async {
         cutShort()
         let ended = cut

@@ -150,11 +150,6 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         return update
     }
 
-    /// Rewrites every panel completely (a chip that lost power).
-    public func reinitialize() throws(I2CError) {
-        for index in panels.indices { try panels[index].driver.reinitialize() }
-    }
-
     /// Gives `body` the devices, e.g. to read traffic counters of emulated chips.
     public func inspect<R: Sendable>(_ body: ([Device]) -> R) -> R {
         body(panels.map(\.driver.device))

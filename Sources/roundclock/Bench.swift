@@ -74,10 +74,10 @@ struct Bench: AsyncParsableCommand {
                 print(try await ButtonBench(presses: presses, load: load, gpioSim: sim).run())
             } catch let error as SystemError {
                 printError("bench buttons: \(error)")
-                throw ExitCode(69) // EX_UNAVAILABLE: no such chip or line
+                throw ExitCode(ExitStatus.unavailable) // no such chip or line
             } catch let error as BenchFailure {
                 printError("bench buttons: \(error)")
-                throw ExitCode(70) // EX_SOFTWARE
+                throw ExitCode(ExitStatus.software)
             }
         }
     }

@@ -65,12 +65,17 @@ struct SimulationSummary: CustomStringConvertible {
     var startup: Traffic
 
     var description: String {
-        let perChange = timeChanges > 0 ? Double(traffic.bytes) / Double(timeChanges) : 0
-        let txPerChange = timeChanges > 0 ? Double(traffic.transactions) / Double(timeChanges) : 0
+        // Per displayed second (one time change each) while the clock counts; a run in which
+        // the time hardly changed (ready, paused) is given per simulated second instead.
+        let counted = timeChanges >= 2
+        let seconds = counted ? Double(timeChanges) : Double(ran / .seconds(1))
+        let per = { (x: Int) in seconds > 0 ? Double(x) / seconds : 0 }
+        let rate = counted ? "per displayed second (\(timeChanges) time changes)"
+            : "per simulated second (\(timeChanges) time change\(timeChanges == 1 ? "" : "s"))"
         return """
             simulated \(program) for \(ran.formattedSeconds(decimals: decimals)) s: \(frames) panel changes, \(signals) signals, ended \(status.state)
             I2C: start-up \(startup.bytes) bytes in \(startup.transactions) transactions; then \(traffic.bytes) bytes in \(traffic.transactions) transactions \
-            = \(fixed(perChange)) bytes and \(fixed(txPerChange)) transactions per displayed second (\(timeChanges) time changes), \
+            = \(fixed(per(traffic.bytes))) bytes and \(fixed(per(traffic.transactions))) transactions \(rate), \
             power-loss checks included: \(traffic.readBytes) reads (\(2 * traffic.readBytes) bytes)
             """
     }

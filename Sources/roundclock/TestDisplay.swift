@@ -65,7 +65,7 @@ struct TestDisplay: AsyncParsableCommand {
         let devices: [LinuxI2CDevice]
         do { devices = try loaded.panels.map { try LinuxI2CDevice(bus: loaded.i2cBus, address: $0.address) } } catch {
             printError("\(error)")
-            throw ExitCode(69)
+            throw ExitCode(ExitStatus.unavailable)
         }
         try await lampTest(loaded, devices: devices) { _, _ in }
     }

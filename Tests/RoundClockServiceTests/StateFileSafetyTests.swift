@@ -231,7 +231,6 @@ import Testing
 /// Item 3's crash itself: the saved program is a DSL line whose durations overflow when
 /// parsed (`countdown:153722867280912931:00` traps in today's duration parse, issue 10 item
 /// 2). Once that parse range-checks, such a file names no program it can run and is set aside.
-/// INTEGRATOR: enable when item 2's range-checked duration parsing is merged.
 @Suite struct OverflowingSavedProgramTests {
     @Test(arguments: ["countdown:153722867280912931:00", "3 x 153722867280912931:00/0:10", "emom:99999999999999999"])
     func overflowingProgramIsSetAside(_ program: String) throws {
