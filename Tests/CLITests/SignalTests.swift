@@ -70,7 +70,7 @@ import Testing
     /// no program can act before its first instruction — but one that lands after must
     /// stop it gracefully. Each run ends by exit 0 or by SIGTERM, never anything else
     /// (no crash, no hang, no other status).
-    @Test func sigtermRightAfterSpawnEndsCleanly() async throws {
+    @Test func sigtermRightAfterSpawnNeverCrashesOrHangs() async throws {
         let err = temporaryFile("spawn.err")
         defer { try? FileManager.default.removeItem(atPath: err) }
         var graceful = 0
