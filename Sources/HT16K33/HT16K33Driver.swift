@@ -88,14 +88,6 @@ public struct HT16K33Driver<Device: I2CDevice> {
         try flush()
     }
 
-    /// System setup 0x20: oscillator off (standby; display dark, RAM kept).
-    /// The next `commit` switches the oscillator back on.
-    public mutating func standby() throws(I2CError) {
-        knownSystemSetup = nil
-        try device.sendByte(HT16K33Command.standby)
-        knownSystemSetup = HT16K33Command.standby
-    }
-
     /// Re-sends the write-only settings from `target`: system setup 0x21, display setup,
     /// dimming (3 bytes). A brown-out can reset them while display RAM survives, which a
     /// RAM read-back cannot see.

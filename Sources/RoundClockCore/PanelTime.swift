@@ -62,8 +62,8 @@ public enum PanelTime {
                             changesIn: colon ? halfSecond - fraction : second - fraction)
     }
 
-    /// Signed offset (`TimerFormat.offset`): `-` while the target is ahead, `+` from the
-    /// target on. Three digits follow the sign: `-M:SS` below 10 minutes, then `-H:MM`
+    /// Signed offset (DESIGN, "offset"): `-` while the target is ahead, `+` from the
+    /// target on. Coming use: overtime `+M:SS` after a capped program (the programs issue). Three digits follow the sign: `-M:SS` below 10 minutes, then `-H:MM`
     /// with the colon blinking.
     public static func offset(_ signed: Duration) -> PanelReading {
         let before = signed < .zero
@@ -82,12 +82,6 @@ public enum PanelTime {
         let m = min(s / 60, 9 * 60 + 59)
         let text = sign + String(m / 60) + (colon ? ":" : "") + twoDigits(m % 60)
         return PanelReading(text: text, changesIn: colon ? halfSecond - fractionAge : toNextSecond)
-    }
-
-    /// Unsigned distance to a target (`TimerFormat.relative`): counts down towards it,
-    /// then up away from it.
-    public static func relative(_ signed: Duration) -> PanelReading {
-        signed < .zero ? countdown(.zero - signed) : countUp(signed)
     }
 
     /// 24-hour wall clock `HH:MM` from the time since local midnight; the colon is lit in

@@ -46,7 +46,8 @@ public struct PeriodicSchedule<Instant: InstantProtocol & Sendable>: RefreshSche
     }
 }
 
-/// An explicit list of instants.
+/// An explicit list of instants. Coming use: class start times of day (`start_at`, the
+/// programs issue); until then only its test calls it.
 public struct ExplicitSchedule<Instant: InstantProtocol & Sendable>: RefreshSchedule where Instant.Duration == Duration {
     public let instants: [Instant]
     public init(_ instants: some Sequence<Instant>) { self.instants = instants.sorted() }
@@ -58,27 +59,5 @@ public struct ExplicitSchedule<Instant: InstantProtocol & Sendable>: RefreshSche
             if instants[mid] <= instant { low = mid + 1 } else { high = mid }
         }
         return low < instants.count ? instants[low] : nil
-    }
-}
-
-/// A schedule from a closure: the custom-schedule escape hatch.
-public struct CustomSchedule<Instant: InstantProtocol & Sendable>: RefreshSchedule where Instant.Duration == Duration {
-    let nextEntry: @Sendable (Instant) -> Instant?
-    public init(_ next: @escaping @Sendable (Instant) -> Instant?) { nextEntry = next }
-    public func next(after instant: Instant) -> Instant? {
-        nextEntry(instant).flatMap { $0 > instant ? $0 : nil }
-    }
-}
-
-/// The entries of both schedules.
-public struct MergedSchedule<A: RefreshSchedule, B: RefreshSchedule>: RefreshSchedule where A.Instant == B.Instant, A.Instant: Sendable {
-    public let first: A
-    public let second: B
-    public init(_ first: A, _ second: B) { self.first = first; self.second = second }
-    public func next(after instant: A.Instant) -> A.Instant? {
-        switch (first.next(after: instant), second.next(after: instant)) {
-        case let (a?, b?): return min(a, b)
-        case let (a, b): return a ?? b
-        }
     }
 }

@@ -152,14 +152,6 @@ public final class EmulatedHT16K33: I2CDevice {
         return value
     }
 
-    /// Decodes RAM with a backpack layout (ignores whether the display is lit).
-    public func frame(kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
-        var frame = try Frame(ram: ram, kind: kind)
-        frame.brightness = brightness
-        frame.blink = Blink(bits: blink.rawValue)
-        return frame
-    }
-
     /// Panel text decoded from RAM, e.g. `" 2:58"`.
     public func text(kind: LayoutKind) throws(SegmentDisplayError) -> String {
         try Frame(ram: ram, kind: kind).text

@@ -83,7 +83,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         let started = Date()
         let run = try await CLIRun.run(["simulate", "--virtual", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(Date().timeIntervalSince(started) < 20, "47 minutes of virtual time, quickly")
+        // Virtual, not real time (2830 s): a bound no busy machine comes near; speed is for the benchmarks.
+        #expect(Date().timeIntervalSince(started) < 600, "47 minutes of virtual time, not waited out")
         let lines = try jsonLines(frames)
         #expect(lines.allSatisfy { $0.raw.range(of: #"^\{"t": \d+\.\d{3}, "#, options: .regularExpression) != nil }, "t with exactly 3 decimals")
         #expect(lines.first.map { core($0.raw) } == #"{"t": 0.000, "panel": "time", "text": " 0:10", "phase": "prep", "round": 0, "rounds": 12, "state": "running"}"#)

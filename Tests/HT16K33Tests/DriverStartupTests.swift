@@ -59,14 +59,4 @@ struct DriverStartupTests {
         try driver.commit(ram: ram, brightness: 7, blink: .twoHertz)
         try bus.finish()
     }
-
-    @Test func standbyAndWakeUp() throws {
-        let bus = PlaybackI2CDevice(startup() + [.send(0x20), .send(0x21)])
-        var driver = HT16K33Driver(device: bus)
-        try driver.start()
-        try driver.standby()
-        #expect(!driver.isSynchronized)
-        try driver.commit(ram: zeros, brightness: 15, blink: .off)
-        try bus.finish()
-    }
 }

@@ -58,15 +58,13 @@ import Testing
         #expect(PanelTime.countdown(.s(59.99), cadence: .live).text == "59.99")
     }
 
-    @Test func offsetAndRelative() {
+    @Test func offset() {
         #expect(PanelTime.offset(.s(-5)).text == "-0:05")
         #expect(PanelTime.offset(.s(-0.5)).text == "-0:01")
         #expect(PanelTime.offset(.s(-0.5)).changesIn == .s(0.5))
         #expect(PanelTime.offset(.zero).text == "+0:00")
         #expect(PanelTime.offset(.s(75.5)).text == "+1:15")
         #expect(PanelTime.offset(.s(3600)).text == "+1:00")
-        #expect(PanelTime.relative(.s(-5)).text == " 0:05")
-        #expect(PanelTime.relative(.s(5)).text == " 0:05")
     }
 
     @Test func wallClock() {
@@ -74,27 +72,6 @@ import Testing
         #expect(PanelTime.clock(timeOfDay: .s(9 * 3600 + 5 * 60 + 0.7)).text == "0905")
         #expect(PanelTime.clock(timeOfDay: .s(23 * 3600 + 59 * 60 + 59.9)).changesIn == .s(0.1))
         #expect(PanelTime.clock(timeOfDay: .s(86400 + 60)).text == "00:01")
-    }
-}
-
-@Suite struct TimerFormatTests {
-    let lower = T.s(10), upper = T.s(70)
-
-    @Test func timerOverARange() {
-        #expect(TimerFormat.timer(lower..<upper, at: .s(0)) == .s(60), "before: whole duration")
-        #expect(TimerFormat.timer(lower..<upper, at: .s(10)) == .s(60))
-        #expect(TimerFormat.timer(lower..<upper, at: .s(40.5)) == .s(29.5))
-        #expect(TimerFormat.timer(lower..<upper, at: .s(70)) == .zero, "at the end: 0")
-        #expect(TimerFormat.timer(lower..<upper, at: .s(1000)) == .zero)
-    }
-
-    @Test func stopwatchOffsetRelative() {
-        #expect(TimerFormat.stopwatch(from: lower, at: .s(5)) == .zero)
-        #expect(TimerFormat.stopwatch(from: lower, at: .s(12.5)) == .s(2.5))
-        #expect(TimerFormat.offset(to: upper, at: .s(65)) == .s(-5))
-        #expect(TimerFormat.offset(to: upper, at: .s(75)) == .s(5))
-        #expect(TimerFormat.relative(to: upper, at: .s(65)) == .s(5))
-        #expect(TimerFormat.relative(to: upper, at: .s(75)) == .s(5))
     }
 }
 
@@ -114,18 +91,10 @@ import Testing
         #expect(s.next(after: .s(1e6)) == .s(1e6 + 0.5))
     }
 
-    @Test func explicitAndCustomAndMerged() {
+    @Test func explicit() {
         let e = ExplicitSchedule([T.s(5), .s(1), .s(3)])
         #expect(e.next(after: .s(0)) == .s(1))
         #expect(e.next(after: .s(3)) == .s(5))
         #expect(e.next(after: .s(5)) == nil)
-        let c = CustomSchedule<T> { $0.advanced(by: .s(2)) }
-        #expect(c.next(after: .s(1)) == .s(3))
-        let backwards = CustomSchedule<T> { $0 }
-        #expect(backwards.next(after: .s(1)) == nil, "entries must lie after the instant")
-        let m = MergedSchedule(e, PeriodicSchedule(from: T.s(0), by: .s(2)))
-        #expect(m.next(after: .s(1)) == .s(2))
-        #expect(m.next(after: .s(2)) == .s(3))
-        #expect(m.next(after: .s(5)) == .s(6))
     }
 }

@@ -91,6 +91,6 @@ struct EmulatorCommandTests {
         #expect(chip.traffic.bytes == 1 + 7) // bytes 2...8 in one block
         try driver.commit(ram: Frame(" 2:57", kind: .seg7x4).ram(), brightness: 8, blink: .oneHertz)
         #expect(chip.traffic.bytes == 8 + 2)
-        #expect(try chip.frame(kind: .seg7x4).blink == .oneHertz)
+        #expect(chip.blink == .oneHertz)
     }
 }
