@@ -245,21 +245,47 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// State, phase and round for logs and the frames file.
     public func status(at now: Instant) -> Status {
         guard let s = session.snapshot(at: now) else {
-            return Status(state: "clock", phase: "clock", round: 0, rounds: 0)
+            return Status(state: .clock, phase: .clock, round: 0, rounds: 0)
         }
-        return Status(state: s.state.rawValue, phase: s.phase.kind.rawValue, round: s.round, rounds: s.rounds)
+        return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds)
     }
 }
 
-/// The session's state as reported in the frames file and logs.
+/// The session's state as reported in the frames file and logs (the raw values are the
+/// frames file's words).
 public struct Status: Sendable, Hashable {
-    /// `ready`, `running`, `paused`, `finished`, or `clock` in clock mode.
-    public var state: String
-    /// `prep`, `work`, `rest`, or `clock`.
-    public var phase: String
+    /// A session's state, or `clock` in clock mode.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        case ready, running, paused, finished, clock
+
+        init(_ state: SessionState) {
+            switch state {
+            case .ready: self = .ready
+            case .running: self = .running
+            case .paused: self = .paused
+            case .finished: self = .finished
+            }
+        }
+    }
+
+    /// The current phase's kind, or `clock` in clock mode.
+    public enum Phase: String, Sendable, Hashable, CaseIterable {
+        case prep, work, rest, clock
+
+        init(_ kind: PhaseKind) {
+            switch kind {
+            case .prep: self = .prep
+            case .work: self = .work
+            case .rest: self = .rest
+            }
+        }
+    }
+
+    public var state: State
+    public var phase: Phase
     public var round: Int
     public var rounds: Int
-    public init(state: String, phase: String, round: Int, rounds: Int) {
+    public init(state: State, phase: Phase, round: Int, rounds: Int) {
         self.state = state
         self.phase = phase
         self.round = round

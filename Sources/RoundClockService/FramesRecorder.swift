@@ -53,7 +53,7 @@ public final class FramesRecorder: LoopObserver {
 
     static func panelLine(t: Duration, decimals: Int, panel: PanelReadout, status: Status) -> String {
         "{\"t\": \(t.formattedSeconds(decimals: decimals)), \"panel\": \"\(panel.role.rawValue)\", \"text\": \(jsonString(panel.text)), "
-            + "\"phase\": \"\(status.phase)\", \"round\": \(status.round), \"rounds\": \(status.rounds), \"state\": \"\(status.state)\", "
+            + "\"phase\": \"\(status.phase.rawValue)\", \"round\": \(status.round), \"rounds\": \(status.rounds), \"state\": \"\(status.state.rawValue)\", "
             + "\"ram\": \"\(ramHex(panel.ram))\", \"brightness\": \(panel.brightness), \"blink\": \"\(panel.blink.name)\"}"
     }
 

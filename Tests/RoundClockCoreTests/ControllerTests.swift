@@ -138,6 +138,6 @@ import Testing
         #expect(c.nextDeadline(after: .s(0), wallTime: WallTime(hour: 7, minute: 5)) == .s(0.5))
         c.cadence = .minutes
         #expect(c.nextDeadline(after: .s(0), wallTime: WallTime(hour: 7, minute: 5, second: 20)) == .s(40))
-        #expect(c.status(at: .s(0)).state == "clock")
+        #expect(c.status(at: .s(0)).state == .clock)
     }
 }

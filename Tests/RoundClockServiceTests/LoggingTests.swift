@@ -30,7 +30,7 @@ import Testing
         let log = LogLines()
         let events = EventLog(logger: log.logger(level: .debug))
         let face = Controller<VirtualClock.Instant>(program: Presets.boxing).face(at: .init(offset: .zero), wallTime: WallTime(sinceEpoch: .zero))
-        let running = Status(state: "running", phase: "prep", round: 0, rounds: 12)
+        let running = Status(state: .running, phase: .prep, round: 0, rounds: 12)
         events.committed(face, panels: [], status: running, at: .zero)
         events.occurred(.action(.start), at: .zero)
         events.occurred(.signal(.prepTick), at: .seconds(7))
@@ -50,8 +50,8 @@ import Testing
     }
 
     @Test func eventLine() {
-        #expect(EventLog.line(for: .reset, status: Status(state: "ready", phase: "work", round: 1, rounds: 1)) == "reset: ready, work")
-        #expect(EventLog.line(for: .start, status: Status(state: "clock", phase: "clock", round: 0, rounds: 0)) == "start")
+        #expect(EventLog.line(for: .reset, status: Status(state: .ready, phase: .work, round: 1, rounds: 1)) == "reset: ready, work")
+        #expect(EventLog.line(for: .start, status: Status(state: .clock, phase: .clock, round: 0, rounds: 0)) == "start")
         #expect(EventLog.line(for: .resume, status: nil) == "resume")
     }
 }

@@ -60,7 +60,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         #expect(frames.count == 2831, "one commit per displayed second, none extra")
         for (i, frame) in frames.enumerated() { #expect(frame.t == .seconds(i)) }
         #expect(frames.last?.face.time.text == " 0:00")
-        #expect(frames.last?.status.state == "finished")
+        #expect(frames.last?.status.state == .finished)
         #expect(recorder.signals.last.map { $0.0 } == .seconds(2830))
         #expect(recorder.signals.filter { $0.1 == .warning }.map(\.0).prefix(2) == [.seconds(180), .seconds(420)])
         #expect(loop.clock.now.offset == .seconds(2831), "stops 1 s after the finish")
@@ -73,10 +73,10 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let (loop, controller) = virtualLoop(Presets.tabata, script: script, recorder: recorder)
         await loop.run(controller)
         let frames = recorder.frames
-        let paused = try #require(frames.first { $0.status.state == "paused" })
+        let paused = try #require(frames.first { $0.status.state == .paused })
         #expect(paused.t == .milliseconds(30_500) && paused.face.time == PanelText(" 0:10", blinking: true))
         let resumed = try #require(frames.first { $0.t == .milliseconds(40_250) })
-        #expect(resumed.face.time == PanelText(" 0:10") && resumed.status.state == "running")
+        #expect(resumed.face.time == PanelText(" 0:10") && resumed.status.state == .running)
         // Boundaries after the pause move by exactly 9.75 s: the next digit change falls
         // 0.5 s after resuming (the second was half used before the pause).
         let next = try #require(frames.first { $0.t > .milliseconds(40_250) })
@@ -142,13 +142,13 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         // Generous deadlines: they only matter when the test fails.
         let firstFrameBy = clock.now.advanced(by: .seconds(60))
         while recorder.frames.isEmpty, clock.now < firstFrameBy { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(recorder.frames.last?.status.state == "ready")
+        #expect(recorder.frames.last?.status.state == .ready)
         inbox.post(ButtonEvent(.start, .press, at: clock.now))
         let runningBy = clock.now.advanced(by: .seconds(60))
-        while recorder.frames.last?.status.state != "running", clock.now < runningBy {
+        while recorder.frames.last?.status.state != .running, clock.now < runningBy {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(recorder.frames.last?.status.state == "running")
+        #expect(recorder.frames.last?.status.state == .running)
         #expect(recorder.frames.last?.face.phase.text == "PREP")
         task.cancel()
         let final = await task.value
@@ -156,7 +156,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
     }
 
     @Test func framesFileFormat() {
-        let status = Status(state: "running", phase: "work", round: 1, rounds: 12)
+        let status = Status(state: .running, phase: .work, round: 1, rounds: 12)
         let ram = try! Frame(" 2:58", kind: .seg7x4).ram()
         let panel = PanelReadout(role: .time, kind: .seg7x4, text: " 2:58", ram: ram, brightness: 15, blink: .off, displayOn: true)
         #expect(FramesRecorder.panelLine(t: .seconds(12), decimals: 3, panel: panel, status: status)

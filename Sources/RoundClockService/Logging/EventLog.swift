@@ -35,7 +35,7 @@ public final class EventLog: LoopObserver {
     /// `start: running, round 1 of 12, prep`, `program tabata`, ...
     public static func line(for action: Action, status: Status?) -> String {
         if case .program = action { return action.description }
-        guard let status, status.state != "clock" else { return action.description }
+        guard let status, status.state != .clock else { return action.description }
         var text = "\(action): \(status.state)"
         if status.rounds > 1 { text += ", round \(status.round) of \(status.rounds)" }
         return text + ", \(status.phase)"
