@@ -40,7 +40,7 @@ public enum SystemInfo {
         let lines = (readText("/proc/cpuinfo") ?? "").split(separator: "\n")
         for key in ["model name", "Model", "Hardware"] {
             if let line = lines.first(where: { $0.hasPrefix(key) }), let colon = line.firstIndex(of: ":") {
-                return line[line.index(after: colon)...].trimmingSpaces
+                return line[line.index(after: colon)...].trimmed
             }
         }
         return "unknown"
@@ -80,11 +80,5 @@ public enum SystemInfo {
             if let id = Int32(name) { ids.append(id) }
         }
         return ids
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -65,7 +65,7 @@ extension Config {
     }
 
     private static func boardSource(_ value: String, file: String, reader: TOMLReader) throws(ConfigError) -> BoardSource {
-        let trimmed = value.trimmedWhitespace
+        let trimmed = value.trimmed
         guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\" or the path of a board file, e.g. \"/usr/local/share/roundclock/boards/pi4.toml\"") }
         if trimmed == "simulator" { return .simulator }
         if trimmed.hasPrefix("/") { return .file(trimmed) }
@@ -92,7 +92,7 @@ extension Config {
     }
 
     private static func selectedProgram(_ spec: String, config: Config, reader: TOMLReader) throws(ConfigError) -> Program {
-        if let custom = config.programs.first(where: { $0.name == spec.trimmedWhitespace }) { return custom }
+        if let custom = config.programs.first(where: { $0.name == spec.trimmed }) { return custom }
         do {
             return try ProgramSpec.parse(spec)
         } catch {
@@ -148,13 +148,6 @@ extension Config {
 }
 
 extension StringProtocol {
-    var trimmedWhitespace: String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s.removeFirst() }
-        while let c = s.last, c.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-
     var isValidProgramName: Bool {
         guard let first = first, first.isASCII, first.isLowercase, count <= 24 else { return false }
         return allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") }

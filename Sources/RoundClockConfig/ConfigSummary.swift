@@ -24,7 +24,6 @@ extension Config {
     }
 
     private func milliseconds(buttons key: KeyPath<ButtonSettings, Duration>) -> Int64 {
-        let d = buttons[keyPath: key].components
-        return d.seconds * 1000 + d.attoseconds / 1_000_000_000_000_000
+        buttons[keyPath: key].wholeMilliseconds
     }
 }

@@ -5,6 +5,17 @@ extension Duration {
     /// Attoseconds in one second.
     static let attosPerSecond: Int128 = 1_000_000_000_000_000_000
 
+    /// Whole nanoseconds, truncated towards zero and clamped to `Int64`: the one
+    /// Duration → nanoseconds conversion (state file, kernel timestamps, debounce).
+    public var wholeNanoseconds: Int64 {
+        Int64(clamping: attoseconds / 1_000_000_000)
+    }
+
+    /// Whole milliseconds, truncated towards zero and clamped to `Int64`.
+    public var wholeMilliseconds: Int64 {
+        Int64(clamping: attoseconds / 1_000_000_000_000_000)
+    }
+
     /// Whole seconds, rounded towards minus infinity.
     public var floorSeconds: Int64 {
         Int64(clamping: Self.floorDivide(attoseconds, Self.attosPerSecond))

@@ -74,7 +74,9 @@ extension Character {
 }
 
 extension StringProtocol {
-    var trimmed: String {
+    /// Without leading and trailing white space (spaces, tabs, line breaks): the one trim
+    /// helper, for program specs, config values, panel texts and `/proc` lines.
+    public var trimmed: String {
         var s = Substring(self)
         while let c = s.first, c.isWhitespace { s.removeFirst() }
         while let c = s.last, c.isWhitespace { s.removeLast() }

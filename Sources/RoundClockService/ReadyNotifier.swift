@@ -52,12 +52,3 @@ public final class ReadyNotifier: LoopObserver {
         }
     }
 }
-
-extension String {
-    var trimmed: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}

@@ -24,11 +24,11 @@ public enum StateFileFormat {
         var lines = ["\(magic) \(version)",
                      "program=\(escape(saved.program))",
                      "state=\(saved.runState.rawValue)",
-                     "elapsed_before_ns=\(nanoseconds(saved.elapsedBefore))",
+                     "elapsed_before_ns=\(saved.elapsedBefore.wholeNanoseconds)",
                      "boot_id=\(saved.bootID)"]
-        if let anchor = saved.anchorBoottime { lines.append("anchor_boottime_ns=\(nanoseconds(anchor))") }
-        if let anchor = saved.anchorRealtime { lines.append("anchor_realtime_ns=\(nanoseconds(anchor))") }
-        lines.append("saved_realtime_ns=\(nanoseconds(saved.savedRealtime))")
+        if let anchor = saved.anchorBoottime { lines.append("anchor_boottime_ns=\(anchor.wholeNanoseconds)") }
+        if let anchor = saved.anchorRealtime { lines.append("anchor_realtime_ns=\(anchor.wholeNanoseconds)") }
+        lines.append("saved_realtime_ns=\(saved.savedRealtime.wholeNanoseconds)")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -59,7 +59,7 @@ public enum StateFileFormat {
         func duration(_ key: String, atMost limit: Duration = .nanoseconds(Int64.max), signed: Bool = false) throws(StateFileError) -> Duration? {
             guard let v = values[key] else { return nil }
             let negative = signed && v.hasPrefix("-")
-            let bound = StateFileFormat.nanoseconds(limit)
+            let bound = limit.wholeNanoseconds
             guard let magnitude = WholeNumber.parse(negative ? v.dropFirst() : Substring(v), atMost: Int64.max) else {
                 throw .corrupt("\"\(key)\" is \"\(v)\"; expected nanoseconds, a whole number from \(signed ? "-\(bound)" : "0") to \(bound)")
             }
@@ -83,15 +83,10 @@ public enum StateFileFormat {
             guard anchorBoot != nil, anchorReal != nil else { throw .corrupt("a running session needs anchor_boottime_ns and anchor_realtime_ns") }
         case .ready, .paused:
             guard anchorBoot == nil, anchorReal == nil else { throw .corrupt("a \(state.rawValue) session has no anchor") }
-            guard (state == .ready) == (elapsed == .zero) else { throw .corrupt("state \(state.rawValue) with elapsed_before_ns \(nanoseconds(elapsed))") }
+            guard (state == .ready) == (elapsed == .zero) else { throw .corrupt("state \(state.rawValue) with elapsed_before_ns \(elapsed.wholeNanoseconds)") }
         }
         return SavedSession(program: program, runState: state, elapsedBefore: elapsed, bootID: bootID,
                             anchorBoottime: anchorBoot, anchorRealtime: anchorReal, savedRealtime: saved)
-    }
-
-    static func nanoseconds(_ d: Duration) -> Int64 {
-        let c = d.components
-        return c.seconds &* 1_000_000_000 &+ c.attoseconds / 1_000_000_000
     }
 
     static func escape(_ s: String) -> String {
