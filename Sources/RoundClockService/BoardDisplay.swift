@@ -24,12 +24,12 @@ public struct PanelReadout: Sendable, Hashable {
     public var ram: [UInt8]
     /// Dimming level 0...15 (HT16K33 dimming set 0xE0 | level).
     public var brightness: UInt8
-    public var blink: Blink
+    public var blink: BlinkRate
     public var displayOn: Bool
 }
 
 /// Blink of the whole panel while paused: HT16K33 display setup B1B0 = 10 (1 Hz).
-let pausedBlink = Blink.oneHertz
+let pausedBlink = BlinkRate.oneHertz
 
 /// The panels of a board, each driven by an `HT16K33Driver` over its own device. The
 /// face is encoded with the panel's backpack layout and committed; only changed bytes
@@ -92,11 +92,10 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
             let spec = panels[index].spec
             let panel = face[spec.role]
             do {
-                let frame = try Frame(panel.text, kind: spec.kind, brightness: face.brightness,
-                                      blink: panel.blinking ? pausedBlink : .off)
+                let frame = try Frame(panel.text, kind: spec.kind)
                 if panels[index].offline { try panels[index].driver.reinitialize() }
-                try panels[index].driver.commit(ram: frame.ram(), brightness: frame.brightness,
-                                                blink: BlinkRate(bits: frame.blink.rawValue))
+                try panels[index].driver.commit(ram: frame.ram(), brightness: face.brightness,
+                                                blink: panel.blinking ? pausedBlink : .off)
                 if panels[index].offline {
                     panels[index].offline = false
                     panels[index].failedAttempts = 0
@@ -191,7 +190,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         }
         let text = (try? Frame(ram: state.ram, kind: panel.spec.kind).text) ?? "?"
         return PanelReadout(role: panel.spec.role, kind: panel.spec.kind, text: text, ram: state.ram,
-                            brightness: state.brightness, blink: Blink(bits: state.blink.rawValue),
+                            brightness: state.brightness, blink: state.blink,
                             displayOn: state.displayOn)
     }
 }

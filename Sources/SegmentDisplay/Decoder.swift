@@ -1,6 +1,6 @@
 extension Frame {
     /// Decodes 16 bytes of display RAM back into the frame the encoder would have
-    /// produced them from (brightness 15, blink off: they are not in RAM).
+    /// produced them from.
     /// Any bit the layout's encoder never sets is an error, so garbage RAM
     /// (power-up, power loss) is reported instead of guessed at.
     public init(ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) {

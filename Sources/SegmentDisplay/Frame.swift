@@ -1,11 +1,11 @@
-/// What one panel shows: a glyph per position (with its decimal point), the colon,
-/// the extra indicator dots, brightness and hardware blink.
+/// What one panel's display RAM shows: a glyph per position (with its decimal point), the
+/// colon and the extra indicator dots. Brightness and blink are panel settings (HT16K33
+/// dimming and display setup), not RAM content: the driver takes them beside the RAM.
 ///
 /// A Frame is always valid for its `kind`: build it from text (`init(_:kind:)`),
 /// from display RAM (`init(ram:kind:)`) or blank (`init(kind:)`). Characters are
 /// stored in the canonical form decoding returns (e.g. `s` on 7 segments is
-/// stored as `5`), so `Frame(ram: frame.ram(), kind:)` equals the frame apart from
-/// brightness and blink, which are not part of display RAM.
+/// stored as `5`), so `Frame(ram: frame.ram(), kind:)` equals the frame.
 public struct Frame: Equatable, Sendable {
     /// One character position.
     public struct Cell: Equatable, Sendable {
@@ -28,13 +28,6 @@ public struct Frame: Equatable, Sendable {
     public internal(set) var colon: Bool = false
     /// Extra dots (only on `bigseg7x4`).
     public internal(set) var indicators: Indicators = []
-    /// Dimming level 0...15 (HT16K33 dimming set 0xE0 | level; 0 is the dimmest,
-    /// not off). Values above 15 are stored as 15.
-    public var brightness: UInt8 = 15 {
-        didSet { if brightness > 15 { brightness = 15 } }
-    }
-    /// Hardware blink rate.
-    public var blink: Blink = .off
 
     /// A dark panel.
     public init(kind: LayoutKind) {
@@ -43,12 +36,8 @@ public struct Frame: Equatable, Sendable {
     }
 
     /// Parses panel text (see `TextParser` for the format), e.g. `" 2:58"`.
-    public init(
-        _ text: String, kind: LayoutKind, brightness: UInt8 = 15, blink: Blink = .off
-    ) throws(SegmentDisplayError) {
+    public init(_ text: String, kind: LayoutKind) throws(SegmentDisplayError) {
         self = try TextParser.parse(text, kind: kind)
-        self.brightness = min(brightness, 15)
-        self.blink = blink
     }
 
     /// Turns the colon on or off; throws on kinds without a colon.

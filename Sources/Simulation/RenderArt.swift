@@ -22,7 +22,7 @@ public func renderArt(
     kind: LayoutKind,
     ram: [UInt8],
     brightness: UInt8 = 15,
-    blink: Blink = .off,
+    blink: BlinkRate = .off,
     displayOn: Bool = true,
     elapsed: Duration? = nil,
     style: RenderStyle = .plain,
@@ -55,13 +55,13 @@ public func renderPanel(
 ) -> String {
     renderArt(
         kind: kind, ram: chip.ram, brightness: chip.brightness,
-        blink: Blink(bits: chip.blink.rawValue), displayOn: chip.isLit,
+        blink: chip.blink, displayOn: chip.isLit,
         elapsed: elapsed, style: style, label: label ?? "\(kind) \(chip.name)")
 }
 
 /// Whether hardware blink has the LEDs off `elapsed` after blinking started: on
 /// for the first half of each period, off for the second.
-public func blinkIsOff(_ blink: Blink, at elapsed: Duration) -> Bool {
+public func blinkIsOff(_ blink: BlinkRate, at elapsed: Duration) -> Bool {
     let period = blink.periodMilliseconds
     guard period > 0 else { return false }
     let (seconds, attoseconds) = elapsed.components
@@ -70,7 +70,7 @@ public func blinkIsOff(_ blink: Blink, at elapsed: Duration) -> Bool {
     return phase >= Int64(period / 2)
 }
 
-private func blinkName(_ blink: Blink) -> String {
+private func blinkName(_ blink: BlinkRate) -> String {
     switch blink {
     case .off: "off"
     case .twoHertz: "2 Hz"

@@ -33,7 +33,6 @@ struct Render: ParsableCommand {
         let frame = try frame()
         let ram = frame.ram()
         print(ramHex(ram))
-        print(renderArt(kind: frame.kind, ram: ram, brightness: frame.brightness, blink: frame.blink,
-                        style: plain ? .plain : RenderStyle.detect()))
+        print(renderArt(kind: frame.kind, ram: ram, style: plain ? .plain : RenderStyle.detect()))
     }
 }

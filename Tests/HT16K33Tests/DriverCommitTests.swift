@@ -11,6 +11,18 @@ struct DriverCommitTests {
         return (bus, driver)
     }
 
+    /// Brightness is a panel setting clamped where it meets the chip: levels above 15 are
+    /// sent as 15 (dimming 0xEF), and blink goes out in the display setup command.
+    @Test func brightnessAbove15IsSentAs15AndBlinkGoesToDisplaySetup() throws {
+        #expect(HT16K33Command.dimming(40) == 0xEF && HT16K33Command.dimming(3) == 0xE3)
+        // 0x85 = 0x80 | on | 1 Hz (B1B0 = 10) << 1; then dimming 3, then 40 sent as 15.
+        let (bus, fresh) = try started([.send(0x85), .send(0xE3), .send(0xEF)])
+        var driver = fresh
+        try driver.commit(ram: Array(repeating: 0, count: 16), brightness: 3, blink: .oneHertz)
+        try driver.commit(ram: Array(repeating: 0, count: 16), brightness: 40, blink: .oneHertz)
+        try bus.finish()
+    }
+
     @Test func singleChangedByte() throws {
         var ram = zeros
         ram[6] = 0x6D

@@ -102,14 +102,6 @@ struct TextParsingTests {
         #expect(throws: SegmentDisplayError.noColon(.seg14x4)) { try alpha.setColon(true) }
     }
 
-    @Test func brightnessIsClamped() throws {
-        var frame = try Frame("1", kind: .seg7x4, brightness: 40, blink: .oneHertz)
-        #expect(frame.brightness == 15)
-        frame.brightness = 3
-        #expect(frame.brightness == 3)
-        #expect(frame.blink == .oneHertz)
-    }
-
     @Test func kindNamesParse() {
         for kind in LayoutKind.allCases { #expect(LayoutKind(kind.description) == kind) }
         #expect(LayoutKind("seg7") == nil)
