@@ -30,10 +30,12 @@ public final class ButtonReader: @unchecked Sendable {
     private let poll: Poll
     private let control = Mutex<(thread: pthread_t?, wakeRead: Int32, wakeWrite: Int32)>((nil, -1, -1))
 
-    /// Requests each button's line: input, both edges, `bias`, active-low as wired.
-    public convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
-                            useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
-                            handler: @escaping Handler) throws(SystemError) {
+    /// Requests each button's line: input, both edges, `bias`, active-low as wired. `run`
+    /// and the benchmark use `init(buttons:activeLow:bias:lockout:onFailure:clock:events:)`,
+    /// which hands this a `ButtonReader.events(placedBy:to:)` handler.
+    convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
+                     useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
+                     handler: @escaping Handler) throws(SystemError) {
         var requested: [(Button, any InputLine)] = []
         for button in Button.allCases {
             guard let spec = buttons[button] else { continue }

@@ -73,8 +73,8 @@ public struct ButtonBench: Sendable {
                 guard let edge = edges.lastPress(of: button) else {
                     throw BenchFailure("\(button) press \(i + 1) showed on the display but the reader recorded no edge")
                 }
-                at = edge.at
-                readerDelays.append(micros(edge.at.duration(to: edge.postedAt)))
+                at = edge.event.at
+                readerDelays.append(micros(at.duration(to: edge.postedAt)))
                 try await Task.sleep(for: .milliseconds(40)) // held, then released after the lockout
                 try gpioSim?.set(button, pressed: false)
             } else {

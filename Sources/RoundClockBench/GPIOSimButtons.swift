@@ -35,20 +35,17 @@ public struct GPIOSimButtons: Sendable {
                 edges: EdgeLog) throws(SystemError) -> ButtonReader {
         let buttons: [Button: String] = [.start: "\(chip):\(startOffset)", .stop: "\(chip):\(stopOffset)"]
         return try ButtonReader(buttons: buttons, activeLow: true, bias: .pullUp,
-                                onFailure: { edges.record(failure: $0) }) { button, pressed, timestamp in
-            let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
-            edges.record(KernelEdge(button: button, pressed: pressed, at: at, postedAt: clock.now))
-            inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
+                                onFailure: { edges.record(failure: $0) }, clock: clock) { event in
+            edges.record(KernelEdge(event: event, postedAt: clock.now))
+            inbox.post(event)
         }
     }
 }
 
-/// One edge as the reader delivered it: the kernel's timestamp on the loop's clock, and
-/// when the reader thread posted it into the inbox.
+/// One edge as the reader delivered it (its instant is the kernel's timestamp on the
+/// loop's clock), and when the reader thread posted it into the inbox.
 struct KernelEdge: Sendable {
-    var button: Button
-    var pressed: Bool
-    var at: ContinuousClock.Instant
+    var event: ButtonEvent<ContinuousClock.Instant>
     var postedAt: ContinuousClock.Instant
 }
 
@@ -61,5 +58,5 @@ final class EdgeLog: Sendable {
     /// The first failure the reader reported, if any.
     var firstFailure: ButtonFailure? { failures.withLock { $0.first } }
     /// The latest press of `button`.
-    func lastPress(of button: Button) -> KernelEdge? { edges.withLock { $0.last { $0.button == button && $0.pressed } } }
+    func lastPress(of button: Button) -> KernelEdge? { edges.withLock { $0.last { $0.event.button == button && $0.event.edge == .press } } }
 }

@@ -17,11 +17,7 @@ extension Run {
                 let reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
                                               bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
                                               lockout: config.buttons.debounce,
-                                              onFailure: { logger.error("\($0)") }) { button, pressed, timestamp in
-                    // Kernel timestamps are CLOCK_MONOTONIC: place the edge on the loop's clock.
-                    let at = continuousInstant(ofMonotonicNanoseconds: timestamp, on: clock)
-                    inbox.post(ButtonEvent(button, pressed ? .press : .release, at: at))
-                }
+                                              onFailure: { logger.error("\($0)") }, clock: clock, events: inbox.post)
                 buttons = ButtonService(reader: reader)
             }
             var patterns: [Signal: Buzzer.Pattern] = [:]
