@@ -19,23 +19,26 @@ let package = Package(
         .target(name: "RoundClockCore"),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
         .target(name: "SegmentDisplay"),
-        // Pure: HT16K33 command set and shadow-RAM driver over a small I2C device protocol.
-        .target(name: "HT16K33"),
+        // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
+        // address, transfer and errno, and errno names (periph.io conn/i2c style). No Foundation, no C.
+        .target(name: "I2C"),
+        // Pure: HT16K33 command set, shadow-RAM driver and power-loss check over an `I2CDevice`.
+        .target(name: "HT16K33", dependencies: ["I2C"]),
         // Scripted I2C device for byte-exact driver tests (periph.io i2ctest.Playback style).
-        .target(name: "I2CPlayback", dependencies: ["HT16K33"]),
+        .target(name: "I2CPlayback", dependencies: ["I2C"]),
         // Emulated HT16K33, RAM decoding and the terminal renderer.
-        .target(name: "Simulation", dependencies: ["HT16K33", "SegmentDisplay"]),
+        .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
         // The buttons and the buzzer run as swift-service-lifecycle services.
         .target(name: "LinuxHardware", dependencies: [
-            "CLinuxHardware", "HT16K33", "RoundClockCore",
+            "CLinuxHardware", "HT16K33", "I2C", "RoundClockCore",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Render loop, board display, button input, frame recording. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "HT16K33", .product(name: "Logging", package: "swift-log"),
+            "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -51,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "I2C", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,7 +65,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -70,8 +73,8 @@ let package = Package(
         .testTarget(name: "TOMLTests", dependencies: ["TOML"], exclude: ["Corpus", "generate_corpus.py"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
-        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2CPlayback"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "SegmentDisplay", "I2CPlayback"]),
+        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService"]),
         // Runs the built `roundclock` binary and checks its output.
         .testTarget(name: "CLITests", dependencies: ["roundclock"]),

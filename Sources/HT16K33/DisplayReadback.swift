@@ -1,3 +1,5 @@
+import I2C
+
 /// A device whose display RAM can be read back (SMBus read I2C block at 0x00): a real
 /// HT16K33 and the kernel's i2c-stub. Its settings are write-only.
 public protocol DisplayRAMReadback {

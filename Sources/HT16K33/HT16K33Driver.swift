@@ -1,3 +1,5 @@
+import I2C
+
 /// Driver for one HT16K33 over an already open `I2CDevice`.
 ///
 /// It keeps a shadow of what the chip is known to hold (16 RAM bytes, oscillator,

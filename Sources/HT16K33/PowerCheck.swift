@@ -1,3 +1,5 @@
+import I2C
+
 /// What `HT16K33Driver.checkForPowerLoss` found. Description, e.g.
 /// `RAM @0x02 read back 0x00, expected 0x5b`.
 public enum PowerCheck: Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import HT16K33
+import I2C
 
 /// A scripted `I2CDevice` for byte-exact tests, after periph.io's
 /// `conn/i2c/i2ctest.Playback`: it is given the exact list of transfers to expect

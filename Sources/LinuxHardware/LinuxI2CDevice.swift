@@ -1,5 +1,6 @@
 import CLinuxHardware
 import HT16K33
+import I2C
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import HT16K33
+import I2C
 import SegmentDisplay
 
 /// An HT16K33 in software: receives the same transfers a real chip would and

@@ -1,4 +1,4 @@
-import HT16K33
+import I2C
 
 /// A scripted failure of an `EmulatedHT16K33` transfer.
 public struct Fault: Sendable, Equatable {

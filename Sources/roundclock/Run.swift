@@ -1,5 +1,5 @@
 import ArgumentParser
-import HT16K33
+import I2C
 import LinuxHardware
 import Logging
 import RoundClockConfig

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HT16K33
+import I2C
 import LinuxHardware
 import RoundClockConfig
 import RoundClockCore

@@ -1,4 +1,5 @@
 import HT16K33
+import I2C
 import I2CPlayback
 import Testing
 

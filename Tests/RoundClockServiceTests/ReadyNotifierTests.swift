@@ -1,4 +1,4 @@
-import HT16K33
+import I2C
 import RoundClockCore
 import Simulation
 import Testing

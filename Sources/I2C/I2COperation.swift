@@ -33,8 +33,9 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// `0x2a`-style formatting without Foundation.
-func hex(_ byte: UInt8) -> String {
+/// `0x2a`-style formatting without Foundation. Package-wide: `PowerCheck` (HT16K33)
+/// formats its register and bytes the same way.
+package func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789abcdef")
     return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
 }
