@@ -58,10 +58,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Test helpers shared by test targets (a seeded generator); no product links it.
+        .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
             dependencies: [
-                "RoundClockCore",
+                "RoundClockCore", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -70,14 +72,14 @@ let package = Package(
             "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "TOMLTests", dependencies: ["TOML"], exclude: ["Corpus", "generate_corpus.py"]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService"]),
         // Runs the built `roundclock` binary and checks its output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Generated bad (and good) command lines for every subcommand that runs without hardware,
@@ -15,20 +16,6 @@ import Testing
     static let allowed: Set<Int32> = [0, 64, 69, 70, 73, 74, 78]
     /// A run taking longer than this is a hang.
     static let hangSeconds = 30
-
-    /// SplitMix64: small, fast, and the same sequence for the same seed on every machine.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-        mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
-    }
 
     /// Files the cases point at, made fresh for each run of the test.
     struct Fixtures {
@@ -73,7 +60,7 @@ import Testing
     static let events = ["0:start", "1:start,2:stop", "1:stop:2.5", "0.5:start:inf", "nan:start", "1:start:-1", "1:jump",
                          "1e16:start", "153722867280912931:start", "1:start:153722867280912931", "", ",", "1:start,", "1:st\nart"]
 
-    func command(_ g: inout Generator, _ f: Fixtures) -> [String] {
+    func command(_ g: inout SplitMix64, _ f: Fixtures) -> [String] {
         var args: [String]
         func maybe(_ percent: UInt64, _ option: String, _ values: [String]) {
             if g.chance(percent) { args += [option, g.pick(values)] }
@@ -147,7 +134,7 @@ import Testing
         print("CLIFuzzTests: seed \(seed), \(count) cases (replay: ROUNDCLOCK_FUZZ_SEED=\(seed))")
         let fixtures = try Fixtures()
         defer { try? FileManager.default.removeItem(atPath: fixtures.directory) }
-        var g = Generator(state: seed)
+        var g = SplitMix64(seed: seed)
         for index in 0..<count {
             let args = command(&g, fixtures)
             try? FileManager.default.removeItem(atPath: fixtures.directory + "/state")

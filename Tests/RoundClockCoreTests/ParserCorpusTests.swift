@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 @testable import RoundClockCore
 
@@ -160,17 +161,4 @@ import Testing
 
 extension Int128 {
     func power(_ exponent: Int) -> Int128 { (0..<exponent).reduce(1) { value, _ in value * self } }
-}
-
-/// A small seeded generator (SplitMix64), so a failing random case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
