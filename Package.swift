@@ -36,9 +36,14 @@ let package = Package(
             "CLinuxHardware", "HT16K33", "I2C", "RoundClockCore",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // Render loop, board display, button input, frame recording. Generic over an injected Clock.
+        // Linux file I/O: EINTR-safe read/write loops, opening without ever blocking.
+        .target(name: "Platform"),
+        // The panels of a board: their specs, the board display over HT16K33 drivers (outage
+        // recovery, power-loss checks), what a display commit reports.
+        .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"]),
+        // Render loop, button inbox, observers, frames file, persistence, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C", .product(name: "Logging", package: "swift-log"),
+            "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -46,15 +51,15 @@ let package = Package(
         // Board files and the config file: strict TOML reading with clear errors.
         .target(
             name: "RoundClockConfig",
-            dependencies: ["RoundClockCore", "RoundClockService", "SegmentDisplay", "TOML"]
+            dependencies: ["RoundClockCore", "Panels", "Platform", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock bench`): our loop against naive ones, same run.
-        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Simulation", "HT16K33", "LinuxHardware"]),
+        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware"]),
         // The `roundclock` command: parses arguments, picks backends, nothing else.
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "SegmentDisplay", "HT16K33", "I2C", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "HT16K33", "I2C", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -67,17 +72,17 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "RoundClockService", "SegmentDisplay"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
-        .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService"]),
+        .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` binary and checks its output.
         .testTarget(name: "CLITests", dependencies: ["roundclock", "TestSupport"]),
     ],

@@ -1,4 +1,5 @@
 import HT16K33
+import Panels
 import RoundClockConfig
 import RoundClockService
 import Simulation

@@ -1,3 +1,4 @@
+import Panels
 import RoundClockCore
 import RoundClockService
 import Synchronization

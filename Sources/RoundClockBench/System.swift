@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Platform
 import RoundClockService
 
 /// Process and machine facts read from the kernel: CPU time and peak RSS (getrusage),

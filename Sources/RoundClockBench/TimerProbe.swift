@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Panels
 import RoundClockCore
 import Synchronization
 

@@ -1,5 +1,5 @@
+import Panels
 import RoundClockCore
-import RoundClockService
 import SegmentDisplay
 
 /// A board: which backpacks sit where on I2C, and which GPIO lines the buttons and the

@@ -1,4 +1,4 @@
-import RoundClockService
+import Platform
 import TOML
 
 /// The largest board or config file read: 1 MiB.

@@ -1,3 +1,5 @@
+import Panels
+import Platform
 import RoundClockCore
 import SegmentDisplay
 import Synchronization

@@ -1,4 +1,5 @@
 import Logging
+import Panels
 import RoundClockCore
 import Synchronization
 

@@ -1,3 +1,4 @@
+import Panels
 import RoundClockCore
 
 /// What the loop reports: committed frames, display attempts, buzzer signals, actions,

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Platform
 import RoundClockService
 
 /// Unbuffered writes to the standard streams (the C `stdout`/`stderr` globals are not

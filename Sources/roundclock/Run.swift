@@ -2,6 +2,7 @@ import ArgumentParser
 import I2C
 import LinuxHardware
 import Logging
+import Panels
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService

@@ -1,5 +1,6 @@
 import LinuxHardware
 import Logging
+import Panels
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService

@@ -1,3 +1,4 @@
+import Panels
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService

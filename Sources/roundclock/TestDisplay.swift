@@ -2,6 +2,7 @@ import ArgumentParser
 import HT16K33
 import I2C
 import LinuxHardware
+import Panels
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService

@@ -1,4 +1,5 @@
 import Foundation
+import Panels
 import RoundClockService
 import SegmentDisplay
 import Testing

@@ -1,4 +1,5 @@
 import I2C
+import Panels
 import RoundClockCore
 import Simulation
 import Testing

@@ -1,4 +1,5 @@
 import HT16K33
+import Panels
 import RoundClockCore
 import SegmentDisplay
 import Simulation

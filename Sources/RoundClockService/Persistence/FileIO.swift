@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Platform
 #endif
 
 /// Thin POSIX file helpers for small state files; every failure names the step, the

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Platform
 #endif
 
 /// A failed file operation on the state directory: which step, which path, which errno.

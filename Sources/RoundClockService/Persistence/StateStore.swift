@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Platform
 import RoundClockCore
 
 /// The state file in the state directory (`$STATE_DIRECTORY`, `/var/lib/roundclock` under

@@ -27,6 +27,16 @@ public struct PanelReadout: Sendable, Hashable {
     public var brightness: UInt8
     public var blink: BlinkRate
     public var displayOn: Bool
+
+    public init(role: PanelRole, kind: LayoutKind, text: String, ram: [UInt8], brightness: UInt8, blink: BlinkRate, displayOn: Bool) {
+        self.role = role
+        self.kind = kind
+        self.text = text
+        self.ram = ram
+        self.brightness = brightness
+        self.blink = blink
+        self.displayOn = displayOn
+    }
 }
 
 /// Blink of the whole panel while paused: HT16K33 display setup B1B0 = 10 (1 Hz).
