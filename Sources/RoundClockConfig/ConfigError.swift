@@ -5,10 +5,11 @@ import TOML
 /// Always one line: control characters anywhere in it (a value or key holding a newline,
 /// a file name with an escape sequence) are shown escaped, `\n` or `\u001B`.
 public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var file: String
+    // Set once, escaped, in `init`: `description` needs no second pass.
+    public let file: String
     /// `line 4, column 10` or a key path such as `panels[2].address`.
-    public var location: String
-    public var message: String
+    public let location: String
+    public let message: String
 
     public init(file: String, location: String, message: String) {
         self.file = escapedControlCharacters(file)
@@ -17,7 +18,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        escapedControlCharacters(location.isEmpty ? "\(file): \(message)" : "\(file): \(location): \(message)")
+        location.isEmpty ? "\(file): \(message)" : "\(file): \(location): \(message)"
     }
 
     /// `EX_CONFIG` from sysexits.h.
