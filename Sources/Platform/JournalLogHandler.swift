@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Logging
-import Platform
+import SystemPackage
 
 /// A swift-log handler for journald: one plain line per event on stderr, no timestamp
 /// (journald adds its own). With `priorityPrefix`, each line starts with the sd-daemon(3)
@@ -76,8 +76,8 @@ public struct JournalLogHandler: LogHandler {
         return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 
-    /// One write(2) per line, retried on EINTR and short writes.
+    /// One write(2) per line, retried on EINTR and short writes (swift-system's `writeAll`).
     public static let writeToStderr: @Sendable (String) -> Void = { line in
-        POSIXIO.writeAll(STDERR_FILENO, Array(line.utf8))
+        StandardStream.error.write(line)
     }
 }
