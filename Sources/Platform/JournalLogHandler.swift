@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Logging
-import SystemPackage
 
 /// A swift-log handler for journald: one plain line per event on stderr, no timestamp
 /// (journald adds its own). With `priorityPrefix`, each line starts with the sd-daemon(3)
