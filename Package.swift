@@ -31,9 +31,9 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"]),
         // The Linux platform, on swift-system: one error for every failed system call
         // (device or path, operation, `Errno`), EINTR retried in one place, files opened
-        // without ever blocking, small files read, the state file replaced durably, the
-        // frames file written without blocking, sd_notify, the journal log handler, the
-        // shutdown signals' self-pipe.
+        // without ever blocking, small files read, the state file replaced durably, the boot
+        // id and clocks a resume needs, the frames file written without blocking, sd_notify,
+        // the journal log handler, the shutdown signals' self-pipe.
         .target(name: "Platform", dependencies: [
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),

@@ -44,8 +44,8 @@ extension FileDescriptor {
             try? fd.close()
             return .wrongKind(kind)
         }
-        let status = retryingEINTR { fcntl(fd.rawValue, F_GETFL) }
-        let cleared = status.result >= 0 ? retryingEINTR { fcntl(fd.rawValue, F_SETFL, status.result & ~O_NONBLOCK) } : status
+        let flags = retryingEINTR { fcntl(fd.rawValue, F_GETFL) }
+        let cleared = flags.result < 0 ? flags : retryingEINTR { fcntl(fd.rawValue, F_SETFL, flags.result & ~O_NONBLOCK) }
         guard cleared.result >= 0 else {
             try? fd.close()
             return .failed(operation: "fcntl", errno: Errno(rawValue: cleared.errno))

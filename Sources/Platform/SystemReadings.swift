@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Platform
 
 /// The system facts persistence needs: this boot's id and the two clocks the anchor is
 /// mapped onto. Injected, so tests can play any boot and any time.
