@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
@@ -28,20 +29,27 @@ let package = Package(
         .target(name: "I2CPlayback", dependencies: ["I2C"]),
         // Emulated HT16K33, RAM decoding and the terminal renderer.
         .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"]),
+        // The Linux platform, on swift-system: one error for every failed system call
+        // (device or path, operation, `Errno`), EINTR retried in one place, files opened
+        // without ever blocking, small files read, the state file replaced durably, the boot
+        // id and clocks a resume needs, the frames file written without blocking, sd_notify,
+        // the journal log handler, the shutdown signals' self-pipe.
+        .target(name: "Platform", dependencies: [
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
         // The buttons and the buzzer run as swift-service-lifecycle services.
         .target(name: "LinuxHardware", dependencies: [
-            "CLinuxHardware", "HT16K33", "I2C", "RoundClockCore",
+            "CLinuxHardware", "HT16K33", "I2C", "Platform", "RoundClockCore",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // Linux file I/O: EINTR-safe read/write loops, opening without ever blocking.
-        .target(name: "Platform"),
         // The panels of a board: their specs, the board display over HT16K33 drivers (outage
         // recovery, power-loss checks), what a display commit reports.
         .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"]),
-        // Render loop, button inbox, observers, frames file, persistence, lifecycle. Generic over an injected Clock.
+        // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
             "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -73,8 +81,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
-            "LinuxHardware", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "LinuxHardware", "Platform", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),

@@ -1,3 +1,4 @@
+import Platform
 import RoundClockCore
 
 /// A failure of the button reader at run time, for the journal.

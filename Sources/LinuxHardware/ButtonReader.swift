@@ -1,3 +1,4 @@
+import Platform
 import RoundClockCore
 import Synchronization
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import Platform
 import RoundClockCore
 
 /// A buzzer or relay on a GPIO output line, playing one pattern per signal. Patterns run

@@ -1,4 +1,5 @@
 import CLinuxHardware
+import Platform
 import RoundClockCore
 #if canImport(Glibc)
 import Glibc

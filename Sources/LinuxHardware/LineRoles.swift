@@ -1,3 +1,4 @@
+import Platform
 /// An input line with edge events, as the button reader uses it. In production a
 /// `RequestedLine` (libgpiod); in tests a pipe, so the reader thread can be driven and
 /// broken on purpose. Touched only by the reader thread.

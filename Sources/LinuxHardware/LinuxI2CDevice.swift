@@ -1,6 +1,7 @@
 import CLinuxHardware
 import HT16K33
 import I2C
+import Platform
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import LinuxHardware
+import Platform
 import RoundClockCore
 import RoundClockService
 import Synchronization

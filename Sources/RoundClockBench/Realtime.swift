@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LinuxHardware
+import Platform
 
 /// `--fifo`: SCHED_FIFO and 1 ns timer slack for the threads that run the loops, when the
 /// process is allowed to (CAP_SYS_NICE or an RLIMIT_RTPRIO). Both are per-thread settings
@@ -18,7 +19,7 @@ public enum Realtime {
         public var slackSet = 0
         public var slackFailed = 0
         public var description: String {
-            let errs = Set(fifoFailed.values).map { String(cString: strerror($0)) }.sorted().joined(separator: ", ")
+            let errs = Set(fifoFailed.values).map { SystemError.words($0) }.sorted().joined(separator: ", ")
             return "SCHED_FIFO on \(fifoSet) threads" + (fifoFailed.isEmpty ? "" : ", refused on \(fifoFailed.count) (\(errs))")
                 + "; timer slack 1 ns on \(slackSet) threads" + (slackFailed > 0 ? ", refused on \(slackFailed)" : "")
         }

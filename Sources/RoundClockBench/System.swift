@@ -62,13 +62,10 @@ public enum SystemInfo {
         "machine: \(processorCount()) CPUs, \(cpuModel()), \(kernel()); loadavg \(loadAverage())"
     }
 
-    /// A whole (small) text file, or nil if it cannot be opened; what was read if a read
-    /// fails part way.
+    /// A whole (small) regular file as text, or nil if it cannot be read or is over 1 MiB
+    /// (procfs files are regular files).
     public static func readText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return String(decoding: POSIXIO.readAll(fd, limit: 1 << 20).bytes, as: UTF8.self)
+        (try? SmallFiles.read(path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Thread ids of this process (/proc/self/task).

@@ -10,21 +10,21 @@ let textFileLimit = 1 << 20
 /// than 1 MiB + 1 bytes.
 public func readTextFile(_ path: String) throws(ConfigError) -> String {
     func fail(_ message: String) -> ConfigError { ConfigError(file: path, location: "", message: message) }
-    switch POSIXIO.readRegularFile(path, limit: textFileLimit) {
-    case .failed(let operation, let code):
-        throw fail("cannot \(operation == "open" ? "open" : "read"): \(POSIXIO.describe(code))")
-    case .wrongType(let type):
-        throw fail("is \(type.rawValue), not a regular file")
-    case .tooLarge:
-        throw fail("larger than 1 MiB; not a board or config file")
-    case .bytes(let bytes):
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let position = TOMLError.invalidUTF8(in: bytes)
-            throw ConfigError(file: path, location: position.map { "line \($0.line), column \($0.column)" } ?? "",
-                              message: position?.message ?? "not UTF-8 text")
-        }
-        return text
+    let bytes: [UInt8]
+    do throws(SystemError) {
+        bytes = try SmallFiles.read(path, limit: textFileLimit)
+    } catch {
+        if SmallFiles.isTooLarge(error) { throw fail("larger than 1 MiB; not a board or config file") }
+        // Not a regular file: "is a FIFO (named pipe), not a regular file".
+        if let reason = error.reason { throw fail(reason) }
+        throw fail("cannot \(error.operation == "open" ? "open" : "read"): \(error.why)")
     }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        let position = TOMLError.invalidUTF8(in: bytes)
+        throw ConfigError(file: path, location: position.map { "line \($0.line), column \($0.column)" } ?? "",
+                          message: position?.message ?? "not UTF-8 text")
+    }
+    return text
 }
 
 extension BoardFile {

@@ -1,5 +1,6 @@
 import Logging
 import Panels
+import Platform
 import RoundClockCore
 import Synchronization
 

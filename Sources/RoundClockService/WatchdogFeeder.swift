@@ -1,4 +1,5 @@
 import Logging
+import Platform
 
 /// Feeds the systemd watchdog (`WatchdogSec=`): every `interval` (half of `$WATCHDOG_USEC`,
 /// see `SystemdNotifier.watchdogTimeout`), on absolute deadlines of `clock`, it sends

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LinuxHardware
+import Platform
 import RoundClockBench
 import RoundClockCore
 

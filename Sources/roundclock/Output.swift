@@ -1,17 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Platform
-import RoundClockService
 
-/// Unbuffered writes to the standard streams (the C `stdout`/`stderr` globals are not
-/// concurrency-safe to touch from Swift 6).
+/// Unbuffered writes to the standard streams (see `StandardStream`).
 enum Output {
-    static func write(_ text: String, to fd: Int32 = STDOUT_FILENO) {
-        POSIXIO.writeAll(fd, Array(text.utf8))
+    static func write(_ text: String, to stream: StandardStream = .output) {
+        stream.write(text)
     }
 }
 
 func printError(_ message: String) {
-    Output.write("roundclock: \(message)\n", to: STDERR_FILENO)
+    Output.write("roundclock: \(message)\n", to: .error)
+}
+
+extension SystemError {
+    /// For the frames file: EX_CANTCREAT (73) when it could not be opened or created,
+    /// EX_IOERR (74) when writing to it failed.
+    var exitCode: Int32 { operation == "write" ? ExitStatus.ioError : ExitStatus.cannotCreate }
 }

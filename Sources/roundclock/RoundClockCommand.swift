@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Platform
 import RoundClockService
 import TOML
 #if canImport(Glibc)

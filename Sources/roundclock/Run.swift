@@ -3,6 +3,7 @@ import I2C
 import LinuxHardware
 import Logging
 import Panels
+import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
@@ -63,26 +64,28 @@ extension Run {
             return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven,
                          until: end, presses: presses, startWall: startWall,
                          stateDirectory: try preparedStateDirectory(),
-                         recorder: try session.frames.map { path throws(FileError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) })
+                         recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) })
         } catch let error as ConfigError {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
-        } catch let error as FileError {
+        } catch let error as SystemError {
             printError(error.description)
             throw ExitCode(error.exitCode)
-        } catch let error as PersistenceError {
-            printError("state directory: \(error)")
-            throw ExitCode(ExitStatus.cannotCreate)
         }
     }
 
     /// `--state-dir` (default `$STATE_DIRECTORY` or /var/lib/roundclock; with `--simulate`
     /// none unless given), created like `mkdir -p` and checked writable: a session said to
-    /// be kept is kept, or `run` does not start.
-    private func preparedStateDirectory() throws(PersistenceError) -> String? {
+    /// be kept is kept, or `run` does not start (exit 73).
+    private func preparedStateDirectory() throws(ExitCode) -> String? {
         guard let directory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory()) else { return nil }
         let store = StateStore(directory: directory)
-        try store.prepareDirectory()
+        do throws(SystemError) {
+            try store.prepareDirectory()
+        } catch {
+            printError("state directory: \(error)")
+            throw ExitCode(ExitStatus.cannotCreate)
+        }
         return store.directory
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
@@ -61,7 +62,7 @@ struct Simulate: AsyncParsableCommand {
             summary = plan.virtual
                 ? try await plan.run(clock: VirtualClock(), decimals: 3)
                 : try await plan.run(clock: ContinuousClock(), decimals: 6)
-        } catch let error as FileError {
+        } catch let error as SystemError {
             printError(error.description)
             throw ExitCode(error.exitCode) // 73 EX_CANTCREAT, 74 EX_IOERR
         }

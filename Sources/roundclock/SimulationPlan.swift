@@ -1,4 +1,5 @@
 import Panels
+import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
@@ -25,7 +26,7 @@ struct SimulationPlan {
         let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
 
         let start = clock.now
-        let recorder = try framesPath.map { path throws(FileError) in try FramesRecorder(path: path, decimals: decimals) }
+        let recorder = try framesPath.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any LoopObserver] = [counter, terminal]

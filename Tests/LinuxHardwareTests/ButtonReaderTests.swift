@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import Platform
 import RoundClockCore
 import ServiceLifecycle
 import Synchronization

@@ -1,4 +1,5 @@
 import Logging
+import Platform
 import RoundClockCore
 import Testing
 @testable import RoundClockService

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Platform
 import RoundClockCore
 import Synchronization
 import Testing
@@ -93,8 +94,8 @@ final class FakeSystem: Sendable {
 
     @Test func errorsNameStepPathAndErrno() throws {
         let store = StateStore(directory: "/nonexistent/roundclock")
-        #expect(throws: PersistenceError(operation: "open", path: "/nonexistent/roundclock/.state.tmp", errno: ENOENT)) { try store.save(saved) }
-        let error = PersistenceError(operation: "open", path: "/x", errno: ENOENT)
+        #expect(throws: SystemError(operation: "open", path: "/nonexistent/roundclock/.state.tmp", errno: ENOENT)) { try store.save(saved) }
+        let error = SystemError(operation: "open", path: "/x", errno: ENOENT)
         #expect(error.description == "open /x: No such file or directory (errno 2)")
         #expect(try store.readText() == nil, "ENOENT on read means no saved state")
     }
@@ -104,7 +105,7 @@ final class FakeSystem: Sendable {
         defer { dir.remove() }
         try FileManager.default.createDirectory(atPath: dir.path + "/state", withIntermediateDirectories: false)
         try dir.write("state/keep", "x")   // a non-empty directory where the file should be
-        #expect(throws: PersistenceError.self) { try StateStore(directory: dir.path).save(saved) }
+        #expect(throws: SystemError.self) { try StateStore(directory: dir.path).save(saved) }
         #expect(dir.entries == ["state"], "temp file removed after the failed rename")
     }
 
@@ -133,7 +134,7 @@ final class FakeSystem: Sendable {
     @Test func bootIDOfThisSystem() throws {
         let id = try SystemReadings.readBootID()
         #expect(id.count == 36 && id.allSatisfy { $0.isHexDigit || $0 == "-" })
-        #expect(throws: PersistenceError.self) { try SystemReadings.readBootID(path: "/nonexistent") }
+        #expect(throws: SystemError.self) { try SystemReadings.readBootID(path: "/nonexistent") }
         let mono = SystemReadings.clockReading(CLOCK_MONOTONIC)
         let boot = SystemReadings.clockReading(CLOCK_BOOTTIME)
         #expect(boot >= mono, "CLOCK_BOOTTIME includes suspend")

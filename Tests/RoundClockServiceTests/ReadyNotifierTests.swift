@@ -1,5 +1,6 @@
 import I2C
 import Panels
+import Platform
 import RoundClockCore
 import Simulation
 import Testing

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Platform
 import Testing
 @testable import RoundClockService
 
@@ -94,14 +95,14 @@ final class DatagramSocket {
     }
 
     @Test func errorsNameSocketAndErrno() {
-        #expect(throws: NotifyError(socket: "/nonexistent/notify", errno: ENOENT, step: "sendto")) {
+        #expect(throws: SystemError.notify(socket: "/nonexistent/notify", errno: ENOENT, step: "sendto")) {
             try SystemdNotifier(socket: "/nonexistent/notify").watchdog()
         }
-        #expect(throws: NotifyError(socket: "vsock:2:1234", errno: EAFNOSUPPORT, step: "address (only path and @abstract sockets)")) {
+        #expect(throws: SystemError.notify(socket: "vsock:2:1234", errno: EAFNOSUPPORT, step: "address (only path and @abstract sockets)")) {
             try SystemdNotifier(socket: "vsock:2:1234").watchdog()
         }
-        #expect(throws: NotifyError.self) { try SystemdNotifier(socket: "/" + String(repeating: "x", count: 200)).watchdog() }
-        #expect(NotifyError(socket: "/x", errno: ENOENT, step: "sendto").description == "sd_notify sendto /x: No such file or directory (errno 2)")
+        #expect(throws: SystemError.self) { try SystemdNotifier(socket: "/" + String(repeating: "x", count: 200)).watchdog() }
+        #expect(SystemError.notify(socket: "/x", errno: ENOENT, step: "sendto").description == "sd_notify sendto /x: No such file or directory (errno 2)")
     }
 
     @Test func watchdogTimeoutParsing() {

@@ -1,4 +1,5 @@
 import Logging
+import Platform
 import RoundClockCore
 
 /// Persistence for the service: `save` after every command (every `Action` the loop

@@ -29,8 +29,8 @@ public struct StateStore: Sendable {
     }
 
     /// Writes the session atomically (temp file, fsync, rename, fsync directory).
-    public func save(_ saved: SavedSession) throws(PersistenceError) {
-        try FileIO.writeAtomically(StateFileFormat.encode(saved), path: path, temp: tempPath, directory: directory)
+    public func save(_ saved: SavedSession) throws(SystemError) {
+        try DurableFiles.writeAtomically(StateFileFormat.encode(saved), path: path, temp: tempPath, directory: directory)
     }
 
     /// The file's text, or `nil` when there is none (ENOENT). Anything else that keeps it
@@ -38,11 +38,11 @@ public struct StateStore: Sendable {
     /// opened `O_NONBLOCK | O_NOFOLLOW`, never blocking), over 64 KiB, not UTF-8, an I/O
     /// error — makes it unusable: the caller sets it aside.
     public func readText() throws(StateFileError) -> String? {
-        do throws(PersistenceError) {
-            return try FileIO.readSmallFile(path, followSymlinks: false)
+        do throws(SystemError) {
+            return try SmallFiles.readText(path, followSymlinks: false)
         } catch {
             if error.errno == ENOENT && error.operation == "open" { return nil }
-            throw .unreadable(error.reason ?? "\(error.operation): \(POSIXIO.describe(error.errno))")
+            throw .unreadable(error.reason ?? "\(error.operation): \(error.why)")
         }
     }
 
@@ -50,35 +50,21 @@ public struct StateStore: Sendable {
     /// any missing parents like `mkdir -p`, mode 0755 as systemd's `StateDirectory=` does
     /// (`StateDirectoryMode=` default), then checks it is a directory this process can write
     /// (access(2) W_OK | X_OK). Throws naming the path and errno.
-    public func prepareDirectory() throws(PersistenceError) {
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
-            prefix += "/\(component)"
-            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
-                throw PersistenceError(operation: "create directory", path: prefix, errno: errno)
-            }
-        }
-        var info = stat()
-        guard stat(directory, &info) == 0 else { throw PersistenceError(operation: "stat", path: directory, errno: errno) }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw PersistenceError(operation: "use", path: directory, errno: ENOTDIR, reason: "not a directory")
-        }
-        guard access(directory, W_OK | X_OK) == 0 else {
-            throw PersistenceError(operation: "write to directory", path: directory, errno: errno)
-        }
+    public func prepareDirectory() throws(SystemError) {
+        try DurableFiles.prepareDirectory(directory)
     }
 
     /// Renames the state file to `state.corrupt-YYYYMMDDTHHMMSSZ` (UTC of `realtime`), or
     /// `...Z-2`, `...Z-3`, ... when that name is taken (two set aside within one second:
     /// neither is lost), and returns the new path.
     @discardableResult
-    public func setAside(realtime: Duration) throws(PersistenceError) -> String {
+    public func setAside(realtime: Duration) throws(SystemError) -> String {
         let base = "\(path).corrupt-\(Self.timestamp(realtime))"
-        guard let target = (1...1000).lazy.map({ $0 == 1 ? base : "\(base)-\($0)" }).first(where: { faccessat(AT_FDCWD, $0, F_OK, AT_SYMLINK_NOFOLLOW) != 0 }) else {
-            throw PersistenceError(operation: "rename", path: "\(path) → \(base)-1000", errno: EEXIST)
+        guard let target = (1...1000).lazy.map({ $0 == 1 ? base : "\(base)-\($0)" }).first(where: DurableFiles.isFree) else {
+            throw SystemError(operation: "rename", path: "\(path) → \(base)-1000", errno: EEXIST)
         }
-        guard rename(path, target) == 0 else { throw PersistenceError(operation: "rename", path: "\(path) → \(target)", errno: errno) }
-        try FileIO.syncDirectory(directory)
+        try DurableFiles.rename(path, to: target)
+        try DurableFiles.syncDirectory(directory)
         return target
     }
 

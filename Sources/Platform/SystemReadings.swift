@@ -22,7 +22,7 @@ public struct SystemReadings: Sendable {
 
     /// The real system: boot id from `/proc/sys/kernel/random/boot_id`, `clock_gettime(2)`
     /// with CLOCK_BOOTTIME and CLOCK_REALTIME, and `ClockSync.isSynchronized()`.
-    public static func system() throws(PersistenceError) -> SystemReadings {
+    public static func system() throws(SystemError) -> SystemReadings {
         SystemReadings(bootID: try readBootID(), boottime: { clockReading(CLOCK_BOOTTIME) },
                        realtime: { clockReading(CLOCK_REALTIME) }, clockSynchronized: { ClockSync.isSynchronized() })
     }
@@ -30,10 +30,10 @@ public struct SystemReadings: Sendable {
     public static let bootIDPath = "/proc/sys/kernel/random/boot_id"
 
     /// The kernel's random id of this boot (a UUID, new at every boot).
-    public static func readBootID(path: String = bootIDPath) throws(PersistenceError) -> String {
-        let text = try FileIO.readSmallFile(path)
+    public static func readBootID(path: String = bootIDPath) throws(SystemError) -> String {
+        let text = try SmallFiles.readText(path)
         let id = text.filter { !$0.isWhitespace }
-        guard !id.isEmpty else { throw PersistenceError(operation: "read boot id", path: path, errno: EINVAL) }
+        guard !id.isEmpty else { throw SystemError(operation: "read boot id", path: path, errno: EINVAL) }
         return id
     }
 

@@ -1,20 +1,19 @@
 import Dispatch
-import Logging
-import ServiceLifecycle
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// SIGTERM, SIGINT and SIGHUP for `run`, caught from its first line on and handed to
-/// swift-service-lifecycle's graceful shutdown once the service group runs.
+/// swift-service-lifecycle's graceful shutdown once the service group runs (the service,
+/// `ShutdownSignals.Service`, is in RoundClockService; this is the signal plumbing).
 ///
 /// Until now the group installed its handlers only when it started, after the config, the
 /// devices and the restore (about 40 ms): a signal in between killed the process by the
 /// default disposition, without saving. Here a sigaction(2) handler is installed first; it
 /// only write(2)s the signal number into a non-blocking self-pipe (async-signal-safe, see
 /// signal-safety(7)). A signal that comes before the group runs waits in the pipe; the
-/// `Service` reads it (a DispatchSource on the pipe, never blocking a pool thread) and
+/// service reads it (`next()`: a DispatchSource on the pipe, never blocking a pool thread) and
 /// ends, which shuts the group down gracefully: state saved, shutdown picture drawn.
 /// SIGHUP is a graceful stop like SIGTERM (the unit has no `ExecReload=`).
 public enum ShutdownSignals {
@@ -22,14 +21,13 @@ public enum ShutdownSignals {
 
     /// Installs the handler (once) and unblocks the signals in this thread, so one already
     /// pending (blocked by a parent across exec(2)) is caught now. Throws naming the call.
-    public static func install() throws(PersistenceError) {
+    public static func install() throws(SystemError) {
         guard signalPipeWriteEnd < 0 else { return }
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw PersistenceError(operation: "pipe", path: "signal pipe", errno: errno) }
+        try SystemError.check("signal pipe", "pipe", .operationFirst) { pipe(&ends) }
         for end in ends {
-            guard fcntl(end, F_SETFD, FD_CLOEXEC) == 0, fcntl(end, F_SETFL, O_NONBLOCK) == 0 else {
-                throw PersistenceError(operation: "fcntl", path: "signal pipe", errno: errno)
-            }
+            try SystemError.check("signal pipe", "fcntl", .operationFirst) { fcntl(end, F_SETFD, FD_CLOEXEC) }
+            try SystemError.check("signal pipe", "fcntl", .operationFirst) { fcntl(end, F_SETFL, O_NONBLOCK) }
         }
         signalPipeReadEnd = ends[0]
         signalPipeWriteEnd = ends[1]
@@ -40,16 +38,14 @@ public enum ShutdownSignals {
             action.__sigaction_handler.sa_handler = forwardSignal
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
-            guard sigaction(signal, &action, nil) == 0 else {
-                throw PersistenceError(operation: "sigaction", path: "signal \(signal)", errno: errno)
-            }
+            try SystemError.check("signal \(signal)", "sigaction", .operationFirst) { sigaction(signal, &action, nil) }
             sigaddset(&mask, signal)
         }
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
     }
 
     /// The first caught signal's number, or `nil` if the task was cancelled first.
-    static func next() async -> Int32? {
+    public static func next() async -> Int32? {
         let readEnd = signalPipeReadEnd
         guard readEnd >= 0 else { return nil }
         // Only activated and cancelled (both thread-safe in libdispatch).
@@ -72,19 +68,7 @@ public enum ShutdownSignals {
         }
     }
 
-    /// Ends when a caught signal arrives (logged), shutting the group down gracefully when
-    /// configured with `successTerminationBehavior: .gracefullyShutdownGroup`; ends quietly
-    /// at a graceful shutdown that came from elsewhere (`--until`, a failed service).
-    public struct Service: ServiceLifecycle.Service {
-        public let logger: Logger
-        public init(logger: Logger) { self.logger = logger }
-        public func run() async throws {
-            guard let signal = await cancelWhenGracefulShutdown({ await ShutdownSignals.next() }) else { return }
-            logger.info("received \(ShutdownSignals.name(signal)); stopping")
-        }
-    }
-
-    static func name(_ signal: Int32) -> String {
+    public static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGTERM: "SIGTERM"
         case SIGINT: "SIGINT"

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Logging
-import Platform
+import SystemPackage
 
 /// A swift-log handler for journald: one plain line per event on stderr, no timestamp
 /// (journald adds its own). With `priorityPrefix`, each line starts with the sd-daemon(3)
@@ -71,13 +71,12 @@ public struct JournalLogHandler: LogHandler {
         guard let raw = getenv("JOURNAL_STREAM") else { return false }
         let parts = String(cString: raw).split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
-        var st = stat()
-        guard fstat(STDERR_FILENO, &st) == 0 else { return false }
-        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+        guard let info = try? FileDescriptor.standardError.stat() else { return false }
+        return UInt64(info.deviceID.rawValue) == dev && UInt64(info.inode.rawValue) == ino
     }
 
-    /// One write(2) per line, retried on EINTR and short writes.
+    /// One write(2) per line, retried on EINTR and short writes (swift-system's `writeAll`).
     public static let writeToStderr: @Sendable (String) -> Void = { line in
-        POSIXIO.writeAll(STDERR_FILENO, Array(line.utf8))
+        StandardStream.error.write(line)
     }
 }

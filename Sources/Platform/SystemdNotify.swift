@@ -25,54 +25,55 @@ public struct SystemdNotifier: Sendable {
 
     /// `READY=1`, with an optional `STATUS=`: start-up is complete (after the first
     /// display attempt, see `ReadyNotifier`).
-    public func ready(status: String? = nil) throws(NotifyError) {
+    public func ready(status: String? = nil) throws(SystemError) {
         try send(["READY=1"] + (status.map { ["STATUS=\(Self.oneLine($0))"] } ?? []))
     }
 
     /// `STATUS=...`: a one-line status shown by `systemctl status`.
-    public func status(_ text: String) throws(NotifyError) {
+    public func status(_ text: String) throws(SystemError) {
         try send(["STATUS=\(Self.oneLine(text))"])
     }
 
     /// `WATCHDOG=1`: the keep-alive ping for `WatchdogSec=`.
-    public func watchdog() throws(NotifyError) {
+    public func watchdog() throws(SystemError) {
         try send(["WATCHDOG=1"])
     }
 
     /// `STOPPING=1`: graceful shutdown has begun.
-    public func stopping(status: String? = nil) throws(NotifyError) {
+    public func stopping(status: String? = nil) throws(SystemError) {
         try send(["STOPPING=1"] + (status.map { ["STATUS=\(Self.oneLine($0))"] } ?? []))
     }
 
     /// Sends `assignments` (e.g. `["READY=1", "STATUS=running"]`) as one datagram.
     /// Does nothing without a socket.
-    public func send(_ assignments: [String]) throws(NotifyError) {
+    public func send(_ assignments: [String]) throws(SystemError) {
         guard let socket else { return }
         let payload = Array(assignments.joined(separator: "\n").utf8)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var path = Array(socket.utf8)
         let abstract = path.first == UInt8(ascii: "@")
-        guard abstract || path.first == UInt8(ascii: "/") else { throw NotifyError(socket: socket, errno: EAFNOSUPPORT, step: "address (only path and @abstract sockets)") }
+        guard abstract || path.first == UInt8(ascii: "/") else { throw .notify(socket: socket, errno: EAFNOSUPPORT, step: "address (only path and @abstract sockets)") }
         if abstract { path[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.count < capacity else { throw NotifyError(socket: socket, errno: ENAMETOOLONG, step: "address") }
+        guard path.count < capacity else { throw .notify(socket: socket, errno: ENAMETOOLONG, step: "address") }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: path)
         }
         let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + path.count + (abstract ? 0 : 1))
 
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw NotifyError(socket: socket, errno: errno, step: "socket") }
+        let opened = retryingEINTR { Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        guard opened.result >= 0 else { throw .notify(socket: socket, errno: opened.errno, step: "socket") }
+        let fd = opened.result
         defer { close(fd) }
         let sent = payload.withUnsafeBytes { bytes in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), sa, length)
+                    retryingEINTR { sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), sa, length) }
                 }
             }
         }
-        guard sent >= 0 else { throw NotifyError(socket: socket, errno: errno, step: "sendto") }
+        guard sent.result >= 0 else { throw .notify(socket: socket, errno: sent.errno, step: "sendto") }
     }
 
     static func oneLine(_ text: String) -> String {
@@ -97,12 +98,9 @@ public struct SystemdNotifier: Sendable {
     }
 }
 
-/// A notification that could not be sent: the socket, the failed step, errno.
-public struct NotifyError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var socket: String
-    public var errno: Int32
-    public var step: String
-    public var description: String {
-        "sd_notify \(step) \(socket): \(String(cString: strerror(errno))) (errno \(errno))"
+extension SystemError {
+    /// A notification that could not be sent: `sd_notify STEP SOCKET: WHY`.
+    public static func notify(socket: String, errno: Int32, step: String) -> SystemError {
+        SystemError(operation: "sd_notify \(step)", path: socket, errno: errno)
     }
 }
