@@ -42,8 +42,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
     /// signals due then are reported with the loop's first turn, as for a START press at t = 0.
     var autostart = false
-    /// Where each display event at start-up is told (one line each).
-    var reportError: @Sendable (String) -> Void
+    /// Where each display event of the start-up (a panel that did not answer) is told.
+    var reportStartupEvent: @Sendable (DisplayEvent) -> Void
 
     /// The state directory of `run` and what a restored session must match.
     struct Persistence {
@@ -70,7 +70,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         let wallTime = SimulatedWallTime.source(start: start, startWall: startWall, virtual: virtual)
         let display = BoardDisplay(specs: board.panels, devices: devices,
                                    brightness: config.brightness.level(at: wallTime(start)), readBack: readBack)
-        for event in await display.start() { reportError("\(event)") }
+        for event in await display.start() { reportStartupEvent(event) }
         let saver = persistence.flatMap(stateSaver)
         var controller = controller(restoringFrom: saver)
         let pending = autostart ? controller.perform(.start, at: start) : []

@@ -114,7 +114,7 @@ struct Run: AsyncParsableCommand {
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
             persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
-            reportError: { logger.error("\($0)") })
+            reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(devices: devices, readBack: readBack)
         let (loop, saver) = (assembled.loop, assembled.saver)
         let onShutdown = setup.config.onShutdown

@@ -29,7 +29,8 @@ struct SimulationPlan {
         let start = clock.now
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
-            presses: presses, stop: stop(from: start), observers: members, autostart: autostart, reportError: { printError($0) })
+            presses: presses, stop: stop(from: start), observers: members, autostart: autostart,
+            reportStartupEvent: { printError("\($0)") })
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
         let assembled = await assembly.assemble(devices: board.emulatedChips(), readBack: true)
         let display = assembled.display
