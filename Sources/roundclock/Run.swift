@@ -2,13 +2,11 @@ import ArgumentParser
 import I2C
 import LinuxHardware
 import Logging
-import Panels
 import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
 import ServiceLifecycle
-import Simulation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,10 +82,7 @@ struct Run: AsyncParsableCommand {
             printError("\(error)")
             throw ExitCode(ExitStatus.unavailable)
         }
-        let display = BoardDisplay(specs: setup.board.panels, devices: devices,
-                                   brightness: setup.config.brightness.level(at: SystemWallClock.now()),
-                                   readBack: session.frames != nil)
-        try await serve(setup, display: display, clock: clock, start: start, wallTime: { _ in SystemWallClock.now() },
+        try await serve(setup, clock: clock, start: start, devices: devices, readBack: session.frames != nil,
                         hardware: hardware, inbox: inbox, logger: logger)
     }
 
@@ -95,55 +90,19 @@ struct Run: AsyncParsableCommand {
     /// on `clock` (real or virtual time); everything else is `serve`, as on hardware.
     private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, logger: Logger) async throws
     where C.Duration == Duration, C.Instant: Sendable {
-        let start = clock.now
-        let wallTime = SimulatedWallTime.source(start: start, startWall: setup.startWall, virtual: virtual)
-        let display = BoardDisplay(specs: setup.board.panels, devices: setup.board.emulatedChips(), brightness: setup.config.brightness.level(at: wallTime(start)))
-        try await serve(setup, display: display, clock: clock, start: start, wallTime: wallTime, hardware: nil, inbox: ButtonInbox(), logger: logger)
+        try await serve(setup, clock: clock, start: clock.now, devices: setup.board.emulatedChips(), readBack: true,
+                        hardware: nil, inbox: ButtonInbox(), logger: logger)
     }
 
-    /// The service: config → controller (restored session) → render loop → display, with the
-    /// observers (log, sd_notify, frames file, buzzer, terminal), the watchdog and the
-    /// shutdown picture. One wiring for hardware, simulation and virtual time.
+    /// The service: the clock assembled (`ClockAssembly`: display, restored session,
+    /// controller, observers, render loop) and run with the buttons, the buzzer, the
+    /// watchdog and the shutdown picture in one service group, on hardware, in simulation
+    /// and in virtual time alike.
     private func serve<C: Clock & Sendable, Device: I2CDevice>(
-        _ setup: Setup, display: BoardDisplay<Device>, clock: C, start: C.Instant,
-        wallTime: @escaping @Sendable (C.Instant) -> WallTime,
+        _ setup: Setup, clock: C, start: C.Instant, devices: sending [Device], readBack: Bool,
         hardware: Hardware?, inbox: ButtonInbox<C.Instant>, logger: Logger
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
-        for event in await display.start() { logger.error("\(event)") }
         let notifier = SystemdNotifier.fromEnvironment()
-
-        // The session: restored from the state directory, or ready with the program.
-        let saver: StateSaver?
-        if let stateDirectory = setup.stateDirectory {
-            do {
-                let system = try SystemReadings.system()
-                let readings = virtual ? system.advancing(with: clock, from: start) : system
-                saver = StateSaver(store: StateStore(directory: stateDirectory), readings: readings, logger: logger)
-            } catch {
-                logger.error("state: \(error); the session will not be kept across restarts")
-                saver = nil
-            }
-        } else {
-            saver = nil
-        }
-        var controller = Controller<C.Instant>(
-            program: setup.program, catalog: setup.config.catalog, hasModeButton: setup.board.hasModeButton,
-            longPress: setup.config.buttons.longPress, cadence: setup.config.cadence, brightness: setup.config.brightness,
-            idleClockAfter: setup.config.idleClockAfter)
-        if let saver {
-            // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
-            // before the devices were opened and initialised (tens of ms on a slow machine),
-            // and would put the restored anchor, and every later change, that much early.
-            // The controller takes the restored session at that same instant (which signals
-            // are already past), not at `start`.
-            var restoredAt = start
-            let restored = saver.restore(now: { restoredAt = clock.now; return restoredAt }(), fallback: setup.program,
-                                         resumeAfterReboot: setup.config.resumeAfterReboot, resolve: setup.config.resolveProgram)
-            if !setup.programGiven || restored.session.program.name == setup.program.name {
-                controller.restore(restored.session, at: restoredAt)
-            }
-        }
-
         let recorder = setup.recorder
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
@@ -151,26 +110,22 @@ struct Run: AsyncParsableCommand {
         let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
         if let terminal { members.append(terminal) }
         let heartbeat = LoopHeartbeat<C.Instant>()
-        let stop: StopCondition<C.Instant> = setup.until.map { .at(start.advanced(by: $0)) } ?? .never
-        var saveOnChange: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
-        // The anchor is saved by its distance from `at`, measured against CLOCK_BOOTTIME and
-        // CLOCK_REALTIME readings taken in save: read the clock there too, not the turn's
-        // `now`, which lies before the display commit (the saved anchor would be late by it).
-        if let saver { saveOnChange = { session, _ in _ = saver.save(session, at: clock.now) } }
-        let loop = RenderLoop<C>(
-            clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: members),
-            wallTime: wallTime, stop: stop,
-            script: setup.presses.flatMap { $0.edges(from: start) },
-            heartbeat: heartbeat,
-            sessionChanged: saveOnChange)
+        let assembly = ClockAssembly(
+            clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
+            config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
+            stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
+            persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
+            reportStartupEvent: { logger.error("\($0)") })
+        let assembled = await assembly.assemble(devices: devices, readBack: readBack)
+        let (loop, saver) = (assembled.loop, assembled.saver)
         let onShutdown = setup.config.onShutdown
-        let render = RenderService<C>(loop: loop, controller: controller) { final in
+        let render = RenderService<C>(loop: loop, controller: assembled.controller) { final in
             try? notifier.stopping(status: "stopping")
             let now = clock.now
             _ = saver?.save(final.session, at: now)
             if onShutdown == .blank {
                 // Through the loop's display and observers: the frames file records it.
-                await loop.commit(final.face(at: now, wallTime: wallTime(now)).blanked, status: final.status(at: now))
+                await loop.commit(final.face(at: now, wallTime: loop.wallTime(now)).blanked, status: final.status(at: now))
             }
         }
         // Graceful shutdown runs in reverse order: watchdog, buttons (no new input), the
@@ -190,7 +145,7 @@ struct Run: AsyncParsableCommand {
         // Signals come through ShutdownSignals (installed first thing), not the group's own
         // handlers, which would be installed only now and replace it.
         configuration.gracefulShutdownSignals = []
-        logger.info("running \(controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
+        logger.info("running \(assembled.controller.program.name) on board \(setup.board.name) (libgpiod API v\(GPIOLines.apiVersion))")
         var failed = false
         do {
             try await ServiceGroup(configuration: configuration).run()
@@ -198,11 +153,7 @@ struct Run: AsyncParsableCommand {
             logger.error("\(error)")
             failed = true
         }
-        await terminal?.finish()
-        do { try recorder?.close() } catch {
-            printError(error.description)
-            throw ExitCode(error.exitCode)
-        }
+        try await finishOutputs(terminal: terminal, recorder: recorder)
         logger.info("stopped")
         // A service that failed (e.g. the button reader could not start): exit non-zero so
         // systemd restarts the service (Restart=on-failure).

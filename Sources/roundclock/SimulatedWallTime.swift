@@ -3,7 +3,7 @@ import RoundClockCore
 import RoundClockService
 
 /// `--wall-time HH:MM[:SS]` of `simulate` and `run --simulate`, and the local wall time a
-/// simulated run shows (clock mode, idle clock, the brightness schedule).
+/// run shows (clock mode, idle clock, the brightness schedule): on hardware the system's.
 enum SimulatedWallTime {
     /// Parses `HH:MM` or `HH:MM:SS`, two digits each (`TimeText.timeOfDay`); anything
     /// else is a usage error naming the option.

@@ -1,4 +1,3 @@
-import Panels
 import Platform
 import RoundClockConfig
 import RoundClockCore
@@ -20,28 +19,25 @@ struct SimulationPlan {
 
     func run<C: Clock & Sendable>(clock: C, decimals: Int) async throws -> SimulationSummary
     where C.Duration == Duration, C.Instant: Sendable {
-        // The emulated chips sit below the real driver: the simulator runs the real encoding path.
-        let display = BoardDisplay(specs: board.panels, devices: board.emulatedChips())
-        for event in await display.start() { printError("\(event)") }
-        let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
-
-        let start = clock.now
         let recorder = try framesPath.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any LoopObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
-        let wallTime = SimulatedWallTime.source(start: start, startWall: startWall, virtual: virtual)
-        var controller = Controller<C.Instant>(program: program, hasModeButton: board.hasModeButton, cadence: cadence)
-        // Started at t = 0 by the simulation itself: its `start` action and the signals due at
-        // t = 0 are reported by the loop's first turn, as for `--ready --events 0:start`.
-        let started = autostart ? controller.perform(.start, at: start) : []
-        let loop = RenderLoop(
-            clock: clock, start: start, display: display, observer: Observers(members: members), wallTime: wallTime,
-            stop: stop(from: start), endWhenIdle: virtual, script: presses.flatMap { $0.edges(from: start) })
-        let final = await loop.run(controller, pending: started)
-        try recorder?.close()
-        await terminal.finish()
+        // No config file: the built-in settings, with the cadence of `--cadence`.
+        var config = Config.defaults()
+        config.cadence = cadence
+        let start = clock.now
+        let assembly = ClockAssembly(
+            clock: clock, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
+            presses: presses, stop: stop(from: start), observers: members, autostart: autostart,
+            reportStartupEvent: { printError("\($0)") })
+        // The emulated chips sit below the real driver: the simulator runs the real encoding path.
+        let assembled = await assembly.assemble(devices: board.emulatedChips(), readBack: true)
+        let display = assembled.display
+        let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
+        let final = await assembled.loop.run(assembled.controller, pending: assembled.pending)
+        try await finishOutputs(terminal: terminal, recorder: recorder)
         let total = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
         return SimulationSummary(program: program.name, ran: start.duration(to: clock.now), decimals: decimals,
                                  frames: counter.frames, timeChanges: counter.timeChanges, signals: counter.signals,

@@ -3,7 +3,7 @@ import Testing
 
 /// Runs the binary with a deadline: a run that hangs (the bug these tests guard against) is
 /// killed with SIGKILL and shows as killed, instead of stalling the suite.
-func runBounded(_ arguments: [String], deadline: Duration = .seconds(60)) async throws -> (run: CLIRun, signalled: Bool) {
+func runBounded(_ arguments: [String], deadline: Duration = .seconds(300)) async throws -> (run: CLIRun, signalled: Bool) {
     let out = temporaryFile("out"), err = temporaryFile("err")
     defer { for p in [out, err] { try? FileManager.default.removeItem(atPath: p) } }
     FileManager.default.createFile(atPath: out, contents: nil)
