@@ -1,14 +1,12 @@
 import ArgumentParser
+import CommandLineSupport
 import LinuxHardware
 import RoundClockBench
 import RoundClockCore
 
-/// `roundclock bench ...`: timing and cost benchmarks (see BENCHMARKS.md). They print
-/// medians, percentiles and ratios measured in one run and never fail on noise.
-struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
-        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Timers.self, Smoke.self])
+/// The subcommands of `roundclock-bench` (BENCHMARKS.md). They print medians, percentiles
+/// and ratios measured in one run and never fail on noise.
+extension RoundClockBenchCommand {
 
     struct Lateness: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -73,10 +71,10 @@ struct Bench: AsyncParsableCommand {
             do {
                 print(try await ButtonBench(presses: presses, load: load, gpioSim: sim).run())
             } catch let error as SystemError {
-                printError("bench buttons: \(error)")
+                printError("buttons: \(error)")
                 throw ExitCode(ExitStatus.unavailable) // no such chip or line
             } catch let error as BenchFailure {
-                printError("bench buttons: \(error)")
+                printError("buttons: \(error)")
                 throw ExitCode(ExitStatus.software)
             }
         }
@@ -109,18 +107,3 @@ struct Bench: AsyncParsableCommand {
         }
     }
 }
-
-/// Rejects NaN, infinities and values outside `range` with a message naming the option
-/// (`bench` and `test-display --step`).
-func checkRange(_ value: Double, _ option: String, _ range: ClosedRange<Double>, unit: String = "") throws {
-    guard value.isFinite, range.contains(value) else {
-        throw ValidationError("\(option) must be between \(number(range.lowerBound))\(unit) and \(number(range.upperBound))\(unit), got \(number(value))")
-    }
-}
-
-private func number(_ value: Double) -> String {
-    value.magnitude < 1e15 && value == value.rounded() ? String(Int64(value)) : String(value)
-}
-
-/// `s` seconds, to the nanosecond; `s` must have passed `checkRange`.
-func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }
