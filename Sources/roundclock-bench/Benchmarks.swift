@@ -29,13 +29,24 @@ extension RoundClockBenchCommand {
         @Flag(help: "Virtual time (milliseconds of real time; the CI check).") var virtual = false
         @Option(help: "Real time only: seconds to run (default: the whole session, 2830.5).") var duration: Double?
         @Flag(help: "Real time only: busy threads on every CPU.") var load = false
-        func validate() throws { if let duration { try checkRange(duration, "--duration", 1...86_400, unit: " s") } }
+        @Option(help: "The program, as for roundclock simulate (scripts/callgrind-per-second runs countdowns).") var program = "boxing"
+        func validate() throws {
+            if let duration { try checkRange(duration, "--duration", 1...86_400, unit: " s") }
+            _ = try parsedProgram()
+        }
+        /// A program that ends (a stopwatch or the clock would run forever in virtual time).
+        func parsedProgram() throws -> Program {
+            let parsed: Program
+            do { parsed = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
+            guard parsed.total != nil else { throw ValidationError("--program must end by itself, \(program) does not") }
+            return parsed
+        }
         func run() async throws {
+            let program = try parsedProgram()
             if virtual {
-                print(try await VirtualDrift().run())
+                print(try await VirtualDrift(program: program).run())
                 return
             }
-            let program = Presets.boxing
             let length = duration.map(seconds) ?? (program.total ?? .zero) + .milliseconds(500)
             let bench = LatenessBench(program: program, duration: length, load: load,
                                       stallTick: Int(length.components.seconds / 3))
