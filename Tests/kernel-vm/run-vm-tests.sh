@@ -24,7 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 export DEBIAN_FRONTEND=noninteractive
 
-usage() { sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run-vm-tests: error: $*" >&2; exit 2; }
 
 BINARY="" LIBGPIOD=v1
