@@ -52,6 +52,17 @@ import Testing
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
+    /// `drift --program`: the program scripts/callgrind-per-second counts; one that never ends is refused.
+    @Test func virtualDriftOfAnotherProgramAndAnOpenEndedOneRefused() async throws {
+        let run = try await CLIRun.runBench(["drift", "--virtual", "--program", "countdown:1:00"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("countdown:1:00, 61 s simulated"), "\(run.stdout)")
+        #expect(run.stdout.contains("60 of 60 changes committed"), "\(run.stdout)")
+        let open = try await CLIRun.runBench(["drift", "--virtual", "--program", "stopwatch"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("--program must end by itself, stopwatch does not"), "\(open.stderr)")
+    }
+
     /// Issue 11: a command written before the split gets one line naming the new one, exit 64.
     @Test func roundclockBenchPointsToTheNewCommand() async throws {
         let run = try await CLIRun.run(["bench", "lateness", "--duration", "3"])
