@@ -5,6 +5,7 @@ let package = Package(
     name: "RoundClock",
     products: [
         .executable(name: "roundclock", targets: ["roundclock"]),
+        .executable(name: "roundclock-bench", targets: ["roundclock-bench"]),
         .library(name: "RoundClockCore", targets: ["RoundClockCore"]),
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
     ],
@@ -18,15 +19,17 @@ let package = Package(
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
         .target(name: "RoundClockCore"),
+        // Pure: the one hexadecimal formatter (I2C bytes, display RAM, U+XXXX, \u escapes). No Foundation, no C.
+        .target(name: "Hex"),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
-        .target(name: "SegmentDisplay"),
+        .target(name: "SegmentDisplay", dependencies: ["Hex"]),
         // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
         // address, transfer and errno, and errno names (periph.io conn/i2c style). No Foundation, no C.
-        .target(name: "I2C"),
+        .target(name: "I2C", dependencies: ["Hex"]),
         // Pure: HT16K33 command set, shadow-RAM driver and power-loss check over an `I2CDevice`.
-        .target(name: "HT16K33", dependencies: ["I2C"]),
+        .target(name: "HT16K33", dependencies: ["Hex", "I2C"]),
         // Scripted I2C device for byte-exact driver tests (periph.io i2ctest.Playback style).
-        .target(name: "I2CPlayback", dependencies: ["I2C"]),
+        .target(name: "I2CPlayback", dependencies: ["Hex", "I2C"]),
         // Emulated HT16K33, RAM decoding and the terminal renderer.
         .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"]),
         // The Linux platform, on swift-system: one error for every failed system call
@@ -43,7 +46,7 @@ let package = Package(
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
         // The buttons and the buzzer run as swift-service-lifecycle services.
         .target(name: "LinuxHardware", dependencies: [
-            "CLinuxHardware", "HT16K33", "I2C", "Platform", "RoundClockCore",
+            "CLinuxHardware", "Hex", "HT16K33", "I2C", "Platform", "RoundClockCore",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The panels of a board: their specs, the board display over HT16K33 drivers (outage
@@ -51,23 +54,35 @@ let package = Package(
         .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"]),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
+            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
-        .target(name: "TOML"),
+        .target(name: "TOML", dependencies: ["Hex"]),
         // Board files and the config file: strict TOML reading with clear errors.
         .target(
             name: "RoundClockConfig",
-            dependencies: ["RoundClockCore", "Panels", "Platform", "SegmentDisplay", "TOML"]
+            dependencies: ["RoundClockCore", "Hex", "Panels", "Platform", "SegmentDisplay", "TOML"]
         ),
-        // Timing and cost benchmarks (`roundclock bench`): our loop against naive ones, same run.
+        // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware"]),
-        // The `roundclock` command: parses arguments, picks backends, nothing else.
+        // What both commands share: exit statuses, one-line usage errors, option range checks.
+        .target(name: "CommandLineSupport", dependencies: [
+            "TOML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The `roundclock` command: parses arguments, picks backends, nothing else. No benchmarks.
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "HT16K33", "I2C", "Simulation", "LinuxHardware", "RoundClockBench", "TOML",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML",
+                "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The `roundclock-bench` command: the benchmarks, an executable apart (swift-nio's perf tester style).
+        .executableTarget(
+            name: "roundclock-bench",
+            dependencies: [
+                "RoundClockBench", "RoundClockCore", "LinuxHardware", "Platform", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -89,11 +104,12 @@ let package = Package(
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
+        .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
-        // Runs the built `roundclock` binary and checks its output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "TestSupport"]),
+        // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,50 +17,49 @@ import I2C
 /// `checkForPowerLoss` finds that by reading one RAM byte back (the settings are
 /// write-only) and re-initialises on a mismatch; `reassertSettings` re-sends the
 /// write-only settings (a brown-out that kept RAM, or a device that cannot read).
+///
+/// All bookkeeping lives in the non-generic `HT16K33Shadow`: callers such as `BoardDisplay`
+/// are themselves generic over the device, so this code runs unspecialized, and a generic
+/// struct whose closures capture `self` makes the Swift runtime look up its type metadata
+/// on every call (issue 11: about 53 lookups per panel change). Here the generic part only
+/// forwards the three transfers to `device`.
 public struct HT16K33Driver<Device: I2CDevice> {
+    /// What the chip is known to hold and should hold (first: its offset is then fixed).
+    private var shadow = HT16K33Shadow()
     /// The device; the driver never opens or closes it.
     public var device: Device
+
     /// What the chip should show: the last requested state.
-    public private(set) var target: HT16K33State
+    public var target: HT16K33State { shadow.target }
     /// Known RAM content per byte; nil = unknown (power-up, failed write).
-    public private(set) var knownRAM: [UInt8?]
+    public var knownRAM: [UInt8?] { shadow.knownRAM }
     /// Last system setup byte known to have reached the chip.
-    public private(set) var knownSystemSetup: UInt8?
+    public var knownSystemSetup: UInt8? { shadow.knownSystemSetup }
     /// Last display setup byte known to have reached the chip.
-    public private(set) var knownDisplaySetup: UInt8?
+    public var knownDisplaySetup: UInt8? { shadow.knownDisplaySetup }
     /// Last dimming byte known to have reached the chip.
-    public private(set) var knownDimming: UInt8?
+    public var knownDimming: UInt8? { shadow.knownDimming }
     /// False once the device answered a read with EOPNOTSUPP: no more read-back checks.
-    public private(set) var canRead = true
+    public var canRead: Bool { shadow.canRead }
     /// RAM index read by the last power-loss check (the next check reads the next one).
-    public private(set) var lastCheckedIndex: Int?
+    public var lastCheckedIndex: Int? { shadow.lastCheckedIndex }
     /// A check of an all-blank panel cannot tell a dark chip that lost power from a lit
     /// blank one: the settings are then re-sent with the next non-blank picture.
-    public private(set) var settingsUnverified = false
-    /// RAM bytes written since the last power check: after a power loss they hold what
-    /// was written, so only the others can reveal it.
-    private var writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
+    public var settingsUnverified: Bool { shadow.settingsUnverified }
 
     /// Takes the device; performs no I/O. Call `start` (or `commit`) next.
     public init(device: Device) {
         self.device = device
-        target = HT16K33State()
-        knownRAM = Array(repeating: nil, count: HT16K33Command.displayRAMSize)
     }
 
     /// Whether the chip is known to match `target` (nothing left to write).
-    public var isSynchronized: Bool {
-        knownSystemSetup == HT16K33Command.oscillatorOn
-            && knownRAM.elementsEqual(target.ram, by: { $0 == $1 })
-            && knownDisplaySetup == target.displaySetupCommand
-            && knownDimming == target.dimmingCommand
-    }
+    public var isSynchronized: Bool { shadow.isSynchronized }
 
     /// Start-up: oscillator on, clear all 16 RAM bytes, then display on with
     /// `blink`, then `brightness`.
     public mutating func start(brightness: UInt8 = 15, blink: BlinkRate = .off) throws(I2CError) {
-        target = HT16K33State(brightness: brightness, blink: blink)
-        forget()
+        shadow.target = HT16K33State(brightness: brightness, blink: blink)
+        shadow.forget()
         try flush()
     }
 
@@ -76,17 +75,14 @@ public struct HT16K33Driver<Device: I2CDevice> {
                 device, .writeBlock(register: HT16K33Command.displayRAMAddress, bytes: ram),
                 errno: Errno.EINVAL)
         }
-        target = HT16K33State(ram: ram, brightness: brightness, blink: blink, displayOn: displayOn)
-        if settingsUnverified, target.ram.contains(where: { $0 != 0 }) {
-            forgetSettings()
-        }
+        shadow.aim(at: HT16K33State(ram: ram, brightness: brightness, blink: blink, displayOn: displayOn))
         try flush()
     }
 
     /// Rewrites everything (after the chip lost power): oscillator, all 16 RAM
     /// bytes, display setup and dimming, from `target`.
     public mutating func reinitialize() throws(I2CError) {
-        forget()
+        shadow.forget()
         try flush()
     }
 
@@ -94,7 +90,7 @@ public struct HT16K33Driver<Device: I2CDevice> {
     /// dimming (3 bytes). A brown-out can reset them while display RAM survives, which a
     /// RAM read-back cannot see.
     public mutating func reassertSettings() throws(I2CError) {
-        forgetSettings()
+        shadow.forgetSettings()
         try flush()
     }
 
@@ -115,14 +111,10 @@ public struct HT16K33Driver<Device: I2CDevice> {
     /// commit, after a failed transfer or `standby`). A device that cannot read (EOPNOTSUPP)
     /// is never read again: `.cannotRead`, and the caller falls back to `reassertSettings`.
     public mutating func checkForPowerLoss() throws(I2CError) -> PowerCheck {
-        guard canRead else { return .cannotRead }
-        guard isSynchronized else { return .skipped }
-        let stale = target.ram.indices.filter { !writtenSinceCheck[$0] }
-        let lit = stale.filter { target.ram[$0] != 0 }
-        let blank = !target.ram.contains { $0 != 0 }
-        writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
-        let candidates = lit.isEmpty ? stale : lit
-        guard let index = candidates.first(where: { $0 > (lastCheckedIndex ?? -1) }) ?? candidates.first else {
+        guard shadow.canRead else { return .cannotRead }
+        guard shadow.isSynchronized else { return .skipped }
+        let choice = shadow.nextCheck()
+        guard let index = choice.index else {
             try reassertSettings()
             return .settingsReasserted
         }
@@ -131,69 +123,54 @@ public struct HT16K33Driver<Device: I2CDevice> {
         do {
             value = try device.readByte(register: register)
         } catch where error.errno == Errno.EOPNOTSUPP {
-            canRead = false
+            shadow.canRead = false
             return .cannotRead
         }
-        lastCheckedIndex = index
-        let expected = target.ram[index]
+        shadow.lastCheckedIndex = index
+        let expected = shadow.target.ram[index]
         guard value == expected else {
             try reinitialize()
-            writtenSinceCheck = Array(repeating: false, count: HT16K33Command.displayRAMSize)
+            shadow.clearWrittenSinceCheck()
             return .reinitialized(register: register, read: value, expected: expected)
         }
-        guard lit.isEmpty else { return .intact(register: register) }
-        if blank {
-            settingsUnverified = true
+        guard !choice.anyLit else { return .intact(register: register) }
+        if choice.blank {
+            shadow.settingsUnverified = true
             return .intact(register: register)
         }
         try reassertSettings()
         return .settingsReasserted
     }
 
-    private mutating func forget() {
-        knownRAM = Array(repeating: nil, count: HT16K33Command.displayRAMSize)
-        forgetSettings()
-    }
-
-    private mutating func forgetSettings() {
-        knownSystemSetup = nil
-        knownDisplaySetup = nil
-        knownDimming = nil
-        settingsUnverified = false
-    }
-
     private mutating func flush() throws(I2CError) {
-        if knownSystemSetup != HT16K33Command.oscillatorOn {
-            knownSystemSetup = nil
+        if shadow.knownSystemSetup != HT16K33Command.oscillatorOn {
+            shadow.knownSystemSetup = nil
             try device.sendByte(HT16K33Command.oscillatorOn)
-            knownSystemSetup = HT16K33Command.oscillatorOn
+            shadow.knownSystemSetup = HT16K33Command.oscillatorOn
         }
         try flushRAM()
-        let setup = target.displaySetupCommand
-        if knownDisplaySetup != setup {
-            knownDisplaySetup = nil
+        let setup = shadow.target.displaySetupCommand
+        if shadow.knownDisplaySetup != setup {
+            shadow.knownDisplaySetup = nil
             try device.sendByte(setup)
-            knownDisplaySetup = setup
+            shadow.knownDisplaySetup = setup
         }
-        let dimming = target.dimmingCommand
-        if knownDimming != dimming {
-            knownDimming = nil
+        let dimming = shadow.target.dimmingCommand
+        if shadow.knownDimming != dimming {
+            shadow.knownDimming = nil
             try device.sendByte(dimming)
-            knownDimming = dimming
+            shadow.knownDimming = dimming
         }
     }
 
+    /// One block write from the first to the last changed RAM byte.
     private mutating func flushRAM() throws(I2CError) {
-        let changed = target.ram.indices.filter { knownRAM[$0] != target.ram[$0] }
-        guard let first = changed.first, let last = changed.last else { return }
-        for index in first...last {
-            knownRAM[index] = nil
-            writtenSinceCheck[index] = true
-        }
+        guard let changed = shadow.changedRAM() else { return }
+        shadow.beginWriting(changed)
         try device.writeBlock(
-            register: HT16K33Command.displayRAMAddress + UInt8(first),
-            Array(target.ram[first...last]))
-        for index in first...last { knownRAM[index] = target.ram[index] }
+            register: HT16K33Command.displayRAMAddress + UInt8(changed.lowerBound),
+            Array(shadow.target.ram[changed]))
+        shadow.endWriting(changed)
     }
 }
 

@@ -1,3 +1,4 @@
+import Hex
 import I2C
 
 /// What `HT16K33Driver.checkForPowerLoss` found. Description, e.g.
@@ -18,8 +19,8 @@ public enum PowerCheck: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .intact(register): "RAM @\(hex(register)) read back as written"
-        case let .reinitialized(register, read, expected): "RAM @\(hex(register)) read back \(hex(read)), expected \(hex(expected))"
+        case let .intact(register): "RAM @0x\(hex(register, digits: 2)) read back as written"
+        case let .reinitialized(register, read, expected): "RAM @0x\(hex(register, digits: 2)) read back 0x\(hex(read, digits: 2)), expected 0x\(hex(expected, digits: 2))"
         case .settingsReasserted: "RAM rewritten since the last check, settings re-sent"
         case .skipped: "not checked: chip state unknown"
         case .cannotRead: "not checked: the device cannot read"

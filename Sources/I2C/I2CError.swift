@@ -1,3 +1,5 @@
+import Hex
+
 /// A failed I2C transfer: which bus and address, what was attempted, and the errno.
 /// Description: `i2c-1 0x70: write block @0x00 (16 bytes) failed: EIO (5)`.
 public struct I2CError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -23,6 +25,6 @@ public struct I2CError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(device) \(hex(address)): \(operation.summary) failed: \(Errno.name(errno)) (\(errno))"
+        "\(device) 0x\(hex(address, digits: 2)): \(operation.summary) failed: \(Errno.name(errno)) (\(errno))"
     }
 }

@@ -1,3 +1,5 @@
+import Hex
+
 /// One transfer on the bus, as named in errors and scripted in playback tests.
 public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// SMBus send byte.
@@ -12,30 +14,24 @@ public enum I2COperation: Equatable, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case let .sendByte(byte):
-            "send byte \(hex(byte))"
+            "send byte 0x\(hex(byte, digits: 2))"
         case let .writeBlock(register, bytes):
-            "write block @\(hex(register)) [\(bytes.map(hex).joined(separator: " "))]"
+            "write block @0x\(hex(register, digits: 2)) [\(bytes.map { "0x" + hex($0, digits: 2) }.joined(separator: " "))]"
         case let .readBlock(register, count):
-            "read block @\(hex(register)) (\(count) bytes)"
+            "read block @0x\(hex(register, digits: 2)) (\(count) bytes)"
         case let .readByte(register):
-            "read byte @\(hex(register))"
+            "read byte @0x\(hex(register, digits: 2))"
         }
     }
 
     /// Short form without the data, used in error messages.
     public var summary: String {
         switch self {
-        case let .sendByte(byte): "send byte \(hex(byte))"
-        case let .writeBlock(register, bytes): "write block @\(hex(register)) (\(bytes.count) bytes)"
-        case let .readBlock(register, count): "read block @\(hex(register)) (\(count) bytes)"
+        case let .sendByte(byte): "send byte 0x\(hex(byte, digits: 2))"
+        case let .writeBlock(register, bytes): "write block @0x\(hex(register, digits: 2)) (\(bytes.count) bytes)"
+        case let .readBlock(register, count): "read block @0x\(hex(register, digits: 2)) (\(count) bytes)"
         case .readByte: description
         }
     }
 }
 
-/// `0x2a`-style formatting without Foundation. Package-wide: `PowerCheck` (HT16K33)
-/// formats its register and bytes the same way.
-package func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0x0F)])
-}

@@ -1,3 +1,4 @@
+import Hex
 import I2C
 
 /// A scripted `I2CDevice` for byte-exact tests, after periph.io's
@@ -40,7 +41,7 @@ public final class PlaybackI2CDevice: I2CDevice {
 
         public var description: String {
             if let errno { return "\(operation) -> errno \(errno)" }
-            if case .readByte = operation { return "\(operation) -> 0x" + (reply < 0x10 ? "0" : "") + String(reply, radix: 16) }
+            if case .readByte = operation { return "\(operation) -> 0x" + hex(reply, digits: 2) }
             return operation.description
         }
     }

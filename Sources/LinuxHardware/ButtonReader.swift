@@ -29,7 +29,7 @@ public final class ButtonReader: @unchecked Sendable {
     private let handler: Handler
     private let onFailure: FailureHandler
     private let poll: Poll
-    private let control = Mutex<(thread: pthread_t?, wakeRead: Int32, wakeWrite: Int32)>((nil, -1, -1))
+    private let control = Mutex<(thread: PosixThread?, wakeRead: Int32, wakeWrite: Int32)>((nil, -1, -1))
 
     /// Requests each button's line: input, both edges, `bias`, active-low as wired. `run`
     /// and the benchmark use `init(buttons:activeLow:bias:lockout:onFailure:clock:events:)`,
@@ -80,20 +80,16 @@ public final class ButtonReader: @unchecked Sendable {
             var fds: [Int32] = [-1, -1]
             guard pipe(&fds) == 0 else { throw SystemError(device: "button reader", operation: "pipe", errno: errno) }
             for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            let box = Unmanaged.passRetained(ReaderThread(reader: self, wakeRead: fds[0]))
-            var id = pthread_t()
-            let rc = pthread_create(&id, nil, { raw in
-                let thread = Unmanaged<ReaderThread>.fromOpaque(raw!).takeRetainedValue()
-                thread.reader.run(wakeRead: thread.wakeRead)
-                return nil
-            }, box.toOpaque())
-            guard rc == 0 else {
-                box.release()
+            let wakeRead = fds[0]
+            let thread: PosixThread
+            do throws(ThreadStartError) {
+                thread = try PosixThread.start(named: "button reader") { self.run(wakeRead: wakeRead) }
+            } catch {
                 close(fds[0])
                 close(fds[1])
-                throw SystemError(device: "button reader", operation: "pthread_create", errno: rc)
+                throw SystemError(device: error.name, operation: "pthread_create", errno: error.errno)
             }
-            control = (id, fds[0], fds[1])
+            control = (thread, fds[0], fds[1])
         }
     }
 
@@ -103,20 +99,10 @@ public final class ButtonReader: @unchecked Sendable {
             guard let thread = control.thread else { return }
             var byte: UInt8 = 1
             _ = write(control.wakeWrite, &byte, 1)
-            pthread_join(thread, nil)
+            thread.join()
             close(control.wakeRead)
             close(control.wakeWrite)
             control = (nil, -1, -1)
-        }
-    }
-
-    /// What the reader thread is handed: the reader and its end of the wake pipe.
-    private final class ReaderThread {
-        let reader: ButtonReader
-        let wakeRead: Int32
-        init(reader: ButtonReader, wakeRead: Int32) {
-            self.reader = reader
-            self.wakeRead = wakeRead
         }
     }
 

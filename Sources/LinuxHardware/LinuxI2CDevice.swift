@@ -1,5 +1,6 @@
 import CLinuxHardware
 import HT16K33
+import Hex
 import I2C
 import Platform
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ public final class LinuxI2CDevice: I2CDevice, DisplayRAMReadback {
         let selected = retryingEINTR { rc_i2c_select(handle, address) }
         guard selected.result >= 0 else {
             close(handle)
-            throw SystemError(device: path, operation: "ioctl(I2C_SLAVE, 0x\(String(address, radix: 16)))", errno: selected.errno)
+            throw SystemError(device: path, operation: "ioctl(I2C_SLAVE, 0x\(hex(address)))", errno: selected.errno)
         }
         canReadBytes = retryingEINTR { rc_i2c_can_read_byte_data(handle) }.result == 1
     }

@@ -4,7 +4,7 @@ import RoundClockCore
 import RoundClockService
 import Synchronization
 
-/// `roundclock bench buttons`: button latency of our loop, in real time on an emulated
+/// `roundclock-bench buttons`: button latency of our loop, in real time on an emulated
 /// board: from the event's instant to the display commit that shows the press's effect.
 /// STOP (pause: the time blinks) and START (resume) alternate on a running countdown,
 /// each followed by its release, at random gaps so presses land at every phase of the

@@ -2,7 +2,7 @@ import RoundClockCore
 import RoundClockService
 import Simulation
 
-/// `roundclock bench cost`: what our loop costs, alone in the process, in three states,
+/// `roundclock-bench cost`: what our loop costs, alone in the process, in three states,
 /// each run for `duration` of real time on its own emulated board:
 /// - running: a countdown that changes the time panel every second;
 /// - ready: a session waiting for START (nothing to draw: the loop should not wake);

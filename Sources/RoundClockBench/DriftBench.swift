@@ -1,7 +1,7 @@
 import RoundClockCore
 import RoundClockService
 
-/// `roundclock bench drift --virtual`: a whole program (default: 12-round boxing, 47:10)
+/// `roundclock-bench drift --virtual`: a whole program (default: 12-round boxing, 47:10)
 /// through the real `RenderLoop` on a `VirtualClock` and an emulated board. In virtual time
 /// wake-ups are exact, so every change must land on its ideal instant: the lateness of
 /// the last change equals that of the first (both 0), whatever the session length.

@@ -1,28 +1,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Platform
 import Synchronization
 
 /// `--load`: one busy thread per CPU (ordinary SCHED_OTHER threads, nice 0) spinning on
 /// an atomic flag until `finish()`, so every core is contended while the loops run.
 public final class LoadGenerator: Sendable {
     private let stopFlag = Atomic<Bool>(false)
-    private let state = Mutex((threads: [pthread_t](), tids: [Int32](), spins: UInt64(0)))
+    private let state = Mutex((threads: [PosixThread](), tids: [Int32](), spins: UInt64(0)))
 
     /// Starts `threads` busy threads.
     public init(threads: Int) {
         for _ in 0..<threads {
-            var thread = pthread_t()
-            let context = Unmanaged.passRetained(self).toOpaque()
-            let rc = pthread_create(&thread, nil, { context in
-                let generator = Unmanaged<LoadGenerator>.fromOpaque(context!).takeRetainedValue()
-                generator.spin()
-                return nil
-            }, context)
-            if rc == 0 {
+            // A thread that cannot be started is one busy core fewer, not a failed benchmark.
+            if let thread = try? PosixThread.start(named: "busy load", { self.spin() }) {
                 state.withLock { $0.threads.append(thread) }
-            } else {
-                Unmanaged<LoadGenerator>.fromOpaque(context).release()
             }
         }
     }
@@ -42,7 +35,7 @@ public final class LoadGenerator: Sendable {
     public func finish() {
         stopFlag.store(true, ordering: .relaxed)
         let threads = state.withLock { s in defer { s.threads = [] }; return s.threads }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
     }
 }
 

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import Panels
+import Platform
 import RoundClockCore
 import Synchronization
 
-/// `roundclock bench timers`: where our lateness comes from. The same absolute deadlines
+/// `roundclock-bench timers`: where our lateness comes from. The same absolute deadlines
 /// (every `period` plus a varying offset) are slept on in four ways, one after the other,
 /// and the overshoot (clock read after waking - deadline) is summarised:
 /// - `clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME)` on a dedicated thread: the kernel's
@@ -79,10 +80,7 @@ public struct TimerProbe: Sendable {
             init(_ probe: TimerProbe) { self.probe = probe }
         }
         let box = Box(self)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(box).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+        let thread = try? PosixThread.start(named: "timer probe") {
             var origin = timespec()
             clock_gettime(CLOCK_BOOTTIME, &origin)
             let start = Duration.seconds(Int64(origin.tv_sec)) + .nanoseconds(Int64(origin.tv_nsec))
@@ -95,10 +93,9 @@ public struct TimerProbe: Sendable {
                 clock_gettime(CLOCK_BOOTTIME, &now)
                 box.samples.append(.seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec)) - deadline)
             }
-            return nil
-        }, context)
-        guard rc == 0 else { Unmanaged<Box>.fromOpaque(context).release(); return [] }
-        pthread_join(thread, nil)
+        }
+        guard let thread else { return [] }
+        thread.join()
         return box.samples
     }
 }

@@ -1,3 +1,4 @@
+import Hex
 import Panels
 import RoundClockCore
 import SegmentDisplay
@@ -49,7 +50,7 @@ public enum BoardFile {
                 throw entry.fail("role", "a \(clash.role.rawValue) panel is already defined; each role once")
             }
             if panels.contains(where: { $0.address == spec.address }) {
-                throw entry.fail("address", "0x\(String(address, radix: 16)) is used by another panel")
+                throw entry.fail("address", "0x\(hex(spec.address)) is used by another panel")
             }
             try check(spec, entry: entry)
             panels.append(spec)

@@ -1,10 +1,11 @@
+import Hex
 import RoundClockCore
 
 extension Config {
     /// A few lines describing a valid configuration and its board (`check-config`).
     public func summary(board: Board) -> String {
         var lines: [String] = ["\(file): OK"]
-        let panels = board.panels.map { "\($0.role.rawValue) \($0.kind.rawValue) at 0x\(String($0.address, radix: 16))" }
+        let panels = board.panels.map { "\($0.role.rawValue) \($0.kind.rawValue) at 0x\(hex($0.address))" }
         let buttons = Button.allCases.compactMap { b in board.buttons[b].map { "\(b.rawValue) \($0)" } }
         let source: String = if case .file(let path) = self.board { path } else { "built in" }
         lines.append("board: \(board.name) (\(source)), I2C bus \(board.i2cBus): \(panels.joined(separator: ", "))")

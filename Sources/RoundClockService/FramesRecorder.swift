@@ -1,3 +1,4 @@
+import Hex
 import Panels
 import Platform
 import RoundClockCore
@@ -63,7 +64,7 @@ public final class FramesRecorder: LoopObserver {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            case _ where scalar.value < 0x20: out += "\\u" + hex(scalar.value, digits: 4)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -1,3 +1,5 @@
+import Hex
+
 extension Frame {
     /// Decodes 16 bytes of display RAM back into the frame the encoder would have
     /// produced them from.
@@ -23,20 +25,20 @@ extension Frame {
                 throw .undecodable(kind, detail: "byte \(byte) has the DP bit; \(kind) has no decimal points")
             }
             guard let character = SevenSegmentFont.characterByBits[value & 0x7F] else {
-                throw .undecodable(kind, detail: "byte \(byte) = \(hexByte(value)) is no glyph")
+                throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(value, digits: 2)) is no glyph")
             }
             frame.cells[index] = Cell(character, point: point)
         }
         let marks = ram[sevenSegmentColonByte]
         let allowed = colonBit | (kind.hasIndicators ? Indicators.all.rawValue : 0)
         guard marks & ~allowed == 0 else {
-            throw .undecodable(kind, detail: "byte 4 = \(hexByte(marks)) has unknown bits")
+            throw .undecodable(kind, detail: "byte 4 = 0x\(hex(marks, digits: 2)) has unknown bits")
         }
         frame.colon = marks & colonBit != 0
         frame.indicators = Indicators(rawValue: marks & Indicators.all.rawValue)
         for byte in 0..<16 where !sevenSegmentDigitBytes.contains(byte)
             && byte != sevenSegmentColonByte && ram[byte] != 0 {
-            throw .undecodable(kind, detail: "byte \(byte) = \(hexByte(ram[byte])) is not used by \(kind)")
+            throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by \(kind)")
         }
         return frame
     }
@@ -51,11 +53,11 @@ extension Frame {
             } else if let character = FourteenSegmentFont.characterByBits[bits] {
                 frame.cells[index] = Cell(character)
             } else {
-                throw .undecodable(.seg14x4, detail: "position \(index) = \(hexWord(bits)) is no glyph")
+                throw .undecodable(.seg14x4, detail: "position \(index) = 0x\(hex(bits, digits: 4)) is no glyph")
             }
         }
         for byte in 8..<16 where ram[byte] != 0 {
-            throw .undecodable(.seg14x4, detail: "byte \(byte) = \(hexByte(ram[byte])) is not used by seg14x4")
+            throw .undecodable(.seg14x4, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by seg14x4")
         }
         return frame
     }
@@ -86,19 +88,3 @@ extension Frame {
     }
 }
 
-func hexByte(_ value: UInt8) -> String {
-    "0x" + hexDigits(UInt64(value), count: 2)
-}
-
-func hexWord(_ value: UInt16) -> String {
-    "0x" + hexDigits(UInt64(value), count: 4)
-}
-
-func hexDigits(_ value: UInt64, count: Int) -> String {
-    let digits = Array("0123456789abcdef")
-    var text = ""
-    for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
-        text.append(digits[Int((value >> UInt64(shift)) & 0xF)])
-    }
-    return text
-}

@@ -1,7 +1,9 @@
+import Hex
+
 /// Display RAM as text: 32 lowercase hexadecimal digits, byte 0 first (the first
 /// line of `roundclock render`).
 public func ramHex(_ ram: [UInt8]) -> String {
-    ram.map { hexDigits(UInt64($0), count: 2) }.joined()
+    ram.map { hex($0, digits: 2) }.joined()
 }
 
 /// Parses 32 hexadecimal digits (either case) into 16 display RAM bytes.

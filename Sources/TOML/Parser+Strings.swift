@@ -1,3 +1,5 @@
+import Hex
+
 /// Basic, literal and multi-line strings ("String" section of the spec). Newlines in
 /// multi-line strings are read as LF, CRLF included (the spec allows normalising them).
 extension Parser {
@@ -145,7 +147,7 @@ extension Parser {
             pos += 1
         }
         guard let scalar = Unicode.Scalar(value) else {
-            throw fail("\\\(digits == 4 ? "u" : "U")\(hex(value, digits: digits)) is not a Unicode scalar value (surrogates and values above 10FFFF are not)", at: start)
+            throw fail("\\\(digits == 4 ? "u" : "U")\(hex(value, digits: digits, uppercase: true)) is not a Unicode scalar value (surrogates and values above 10FFFF are not)", at: start)
         }
         UTF8.encode(scalar) { out.append($0) }
     }

@@ -1,3 +1,5 @@
+import Hex
+
 /// A document that is not valid TOML: where (1-based line, and column counted in
 /// characters) and why, in one line (characters quoted from the input are escaped).
 public struct TOMLError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -16,7 +18,7 @@ public struct TOMLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where `bytes` stop being UTF-8, or `nil` if they are UTF-8 text.
     public static func invalidUTF8(in bytes: [UInt8]) -> TOMLError? {
         guard let offset = firstInvalidUTF8(bytes) else { return nil }
-        return TOMLError(at: offset, in: bytes, "not UTF-8 text: byte 0x\(hex(UInt32(bytes[offset]), digits: 2)) does not start a valid UTF-8 sequence")
+        return TOMLError(at: offset, in: bytes, "not UTF-8 text: byte 0x\(hex(bytes[offset], digits: 2, uppercase: true)) does not start a valid UTF-8 sequence")
     }
 
     /// The error at byte `offset` of `bytes`: lines end at LF; columns count Unicode
@@ -46,13 +48,8 @@ func quoted(_ scalar: Unicode.Scalar) -> String {
     case "\u{0}": return "a NUL byte (U+0000)"
     default:
         if isControl(scalar) || scalar == "\u{FEFF}" {
-            return "U+" + hex(scalar.value, digits: 4)
+            return "U+" + hex(scalar.value, digits: 4, uppercase: true)
         }
         return "'\(Character(scalar))'"
     }
-}
-
-func hex(_ value: UInt32, digits: Int) -> String {
-    let text = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: max(0, digits - text.count)) + text
 }

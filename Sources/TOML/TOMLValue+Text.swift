@@ -1,3 +1,5 @@
+import Hex
+
 extension TOMLValue {
     /// The value as TOML would write it inline, on one line (strings as escaped basic
     /// strings), cut after about `limit` characters: for error messages.
@@ -76,7 +78,7 @@ private func escaped(_ text: String, quoting: Bool) -> String {
         case "\u{C}": out += "\\f"
         default:
             if isControl(scalar) {
-                out += "\\u" + hex(scalar.value, digits: 4)
+                out += "\\u" + hex(scalar.value, digits: 4, uppercase: true)
             } else {
                 out.unicodeScalars.append(scalar)
             }

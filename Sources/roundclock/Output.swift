@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Platform
 
 /// Unbuffered writes to the standard streams (see `StandardStream`).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Hex
 import LinuxHardware
 import RoundClockConfig
 import RoundClockCore
@@ -22,7 +23,7 @@ struct Probe: ParsableCommand {
         for n in buses {
             do {
                 let found = try I2CProbe.answering(bus: n)
-                let list = found.map { "0x" + String($0, radix: 16) }.joined(separator: " ")
+                let list = found.map { "0x" + hex($0) }.joined(separator: " ")
                 print("  i2c-\(n): HT16K33 range 0x70-0x77: \(found.isEmpty ? "nothing answers" : "answering at \(list)")")
             } catch {
                 print("  i2c-\(n): \(error)")
@@ -41,7 +42,7 @@ struct Probe: ParsableCommand {
         guard let loaded else { return }
         print("Board \"\(loaded.name)\":")
         for panel in loaded.panels {
-            print("  \(panel.role.rawValue) panel: \(panel.kind.rawValue) at i2c-\(loaded.i2cBus) 0x\(String(panel.address, radix: 16))")
+            print("  \(panel.role.rawValue) panel: \(panel.kind.rawValue) at i2c-\(loaded.i2cBus) 0x\(hex(panel.address))")
         }
         var lines = Button.allCases.compactMap { b in loaded.buttons[b].map { (b.rawValue, $0) } }
         if let buzzer = loaded.buzzer { lines.append(("buzzer", buzzer)) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import I2C
 import LinuxHardware
 import Logging

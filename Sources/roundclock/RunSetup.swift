@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Platform
 import RoundClockConfig
 import RoundClockCore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import HT16K33
 import I2C
 import LinuxHardware

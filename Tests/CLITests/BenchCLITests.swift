@@ -1,17 +1,18 @@
+import Foundation
 import Testing
 
-/// `roundclock bench`: the virtual-time drift check is exact and asserted; the real-time
+/// `roundclock-bench`: the virtual-time drift check is exact and asserted; the real-time
 /// benchmarks are run for their output shape (never timed: numbers are noise-dependent).
 @Suite struct BenchCLITests {
     @Test func virtualDriftOfABoxingSessionIsZero() async throws {
-        let run = try await CLIRun.run(["bench", "drift", "--virtual"])
+        let run = try await CLIRun.runBench(["drift", "--virtual"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("2830 of 2830 changes committed"))
         #expect(run.stdout.contains("lateness first 0 µs, last 0 µs, worst 0 µs: no drift"))
     }
 
     @Test func latenessPrintsOursAndBothBaselinesWithRatios() async throws {
-        let run = try await CLIRun.run(["bench", "lateness", "--duration", "3"])
+        let run = try await CLIRun.runBench(["lateness", "--duration", "3"])
         #expect(run.status == 0, "\(run.stderr)")
         let rows = run.stdout.split(separator: "\n").map(String.init)
         let ours = try #require(rows.first { $0.hasPrefix("ours (RenderLoop)") })
@@ -26,13 +27,13 @@ import Testing
     }
 
     @Test func buttonLatencyReportsEveryPress() async throws {
-        let run = try await CLIRun.run(["bench", "buttons", "--presses", "12"])
+        let run = try await CLIRun.runBench(["buttons", "--presses", "12"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("buttons: 12 presses posted into the inbox, event instant -> display commit: p50 "))
     }
 
     @Test func aMissingGPIOSimChipIsNamedAndExits69() async throws {
-        let run = try await CLIRun.run(["bench", "buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
+        let run = try await CLIRun.runBench(["buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("/sys/devices/platform/gpio-sim.9/gpiochip99/sim_gpio17/pull: open failed"), "\(run.stderr)")
     }
@@ -46,8 +47,35 @@ import Testing
         (["buttons", "--gpio-sim", "/tmp", "--start-line", "5", "--stop-line", "5"], "--start-line and --stop-line must differ"),
     ])
     func badArgumentsAreRejectedByName(arguments: [String], message: String) async throws {
-        let run = try await CLIRun.run(["bench"] + arguments)
+        let run = try await CLIRun.runBench(arguments)
         #expect(run.status == 64, "usage error, not a crash: \(run.stderr)")
         #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    /// `drift --program`: the program scripts/callgrind-per-second counts; one that never ends is refused.
+    @Test func virtualDriftOfAnotherProgramAndAnOpenEndedOneRefused() async throws {
+        let run = try await CLIRun.runBench(["drift", "--virtual", "--program", "countdown:1:00"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("countdown:1:00, 61 s simulated"), "\(run.stdout)")
+        #expect(run.stdout.contains("60 of 60 changes committed"), "\(run.stdout)")
+        let open = try await CLIRun.runBench(["drift", "--virtual", "--program", "stopwatch"])
+        #expect(open.status == 64)
+        #expect(open.stderr.contains("--program must end by itself, stopwatch does not"), "\(open.stderr)")
+    }
+
+    /// Issue 11: a command written before the split gets one line naming the new one, exit 64.
+    @Test func roundclockBenchPointsToTheNewCommand() async throws {
+        let run = try await CLIRun.run(["bench", "lateness", "--duration", "3"])
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr == "roundclock: the benchmarks are a command of their own now: run 'roundclock-bench lateness --duration 3' (BENCHMARKS.md)\n")
+    }
+
+    /// Issue 11: the binary that ships to the Pi carries no benchmark code; `roundclock-bench` does.
+    @Test func roundclockDoesNotLinkTheBenchmarks() throws {
+        // The mangled module name prefix of every RoundClockBench symbol (`$s15RoundClockBench...`).
+        let marker = Data("15RoundClockBench".utf8)
+        #expect(try Data(contentsOf: CLIRun.binary).range(of: marker) == nil)
+        #expect(try Data(contentsOf: CLIRun.benchBinary).range(of: marker) != nil)
     }
 }

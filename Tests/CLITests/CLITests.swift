@@ -20,6 +20,13 @@ struct CLIRun {
         try await run(binary, arguments)
     }
 
+    /// The `roundclock-bench` binary, built next to `roundclock`.
+    static var benchBinary: URL { binary.deletingLastPathComponent().appendingPathComponent("roundclock-bench") }
+
+    static func runBench(_ arguments: [String]) async throws -> CLIRun {
+        try await run(benchBinary, arguments)
+    }
+
     /// Runs `executable` to completion, capturing both streams. The blocking reads and the
     /// wait happen on a thread of their own: tests run in parallel on Swift's cooperative
     /// pool (one thread per core), and a test blocking it would starve the timing tests.

@@ -5,7 +5,8 @@
 # usage: Tests/kernel-vm/run-vm-tests.sh [--binary PATH] [--libgpiod v1|v2]
 #   --binary PATH    the roundclock binary to test (default: .build/debug/roundclock for v1,
 #                    .build-gpiod2/debug/roundclock for v2; if that does not exist, the
-#                    roundclock checks are skipped, the kernel and C checks still run)
+#                    roundclock checks are skipped, the kernel and C checks still run);
+#                    check d1 runs the roundclock-bench binary built next to it
 #   --libgpiod v1|v2 which libgpiod the binary was built against; the C check program is
 #                    built against the same (v2: static library from scripts/build-libgpiod-v2.sh)
 # Environment:
@@ -23,7 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 export DEBIAN_FRONTEND=noninteractive
 
-usage() { sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run-vm-tests: error: $*" >&2; exit 2; }
 
 BINARY="" LIBGPIOD=v1
@@ -179,12 +180,22 @@ else
     BINARY=""
   fi
 fi
-LINKS=""
+LINKS="" BENCH_BINARY=""
 if [ -n "$BINARY" ]; then
   BINARY=$(readlink -f "$BINARY")
+  BENCH_BINARY=$(dirname "$BINARY")/roundclock-bench
   case $BINARY in
     /tmp/*|/run/*|/var/tmp/*) mkdir -p "$SHARE/bin"; cp "$BINARY" "$SHARE/bin/roundclock"; BINARY=/tmp/work/bin/roundclock ;;
   esac
+  # the benchmarks are their own executable, built next to roundclock (check d1)
+  if [ -x "$BENCH_BINARY" ]; then
+    case $BENCH_BINARY in
+      /tmp/*|/run/*|/var/tmp/*) mkdir -p "$SHARE/bin"; cp "$BENCH_BINARY" "$SHARE/bin/roundclock-bench"; BENCH_BINARY=/tmp/work/bin/roundclock-bench ;;
+    esac
+    echo "benchmark binary $BENCH_BINARY"
+  else
+    BENCH_BINARY=""
+  fi
   # which libgpiod the binary carries: v1 is linked as Debian's libgpiod.so.2, v2 statically
   BIN_HOST=$BINARY; [ "$BINARY" = /tmp/work/bin/roundclock ] && BIN_HOST=$SHARE/bin/roundclock
   if readelf -d "$BIN_HOST" 2>/dev/null | grep -q 'NEEDED.*libgpiod\.so'; then LINKS=v1
@@ -196,6 +207,7 @@ fi
 {
   printf 'BINARY=%q\n' "$BINARY"
   printf 'BINARY_NOTE=%q\n' "$BINARY_NOTE"
+  printf 'BENCH_BINARY=%q\n' "$BENCH_BINARY"
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
 } > "$SHARE/config.sh"
 

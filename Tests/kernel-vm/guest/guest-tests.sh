@@ -6,7 +6,7 @@
 set -u
 W=/tmp/work
 # shellcheck source=/dev/null
-. "$W/config.sh"          # BINARY (may be empty), BINARY_NOTE, LIBGPIOD
+. "$W/config.sh"          # BINARY (may be empty), BINARY_NOTE, BENCH_BINARY (may be empty), LIBGPIOD
 RES=$W/results
 ART=$W/artifacts
 : > "$RES"
@@ -363,13 +363,15 @@ fi
 # d. button latency on real kernel edges: gpio-sim line -> libgpiod edge event with its
 #    kernel timestamp -> ButtonReader thread -> render loop -> display commit
 # ---------------------------------------------------------------------------------------
-if [ $HAVE_BIN = 1 ] && "$BINARY" bench buttons --help 2>/dev/null | grep -q -- "--gpio-sim"; then
+if [ $HAVE_BIN = 1 ] && [ -z "$BENCH_BINARY" ]; then
+  fail d1 "no roundclock-bench next to $BINARY (swift build builds both; the benchmarks are their own executable)"
+elif [ $HAVE_BIN = 1 ] && "$BENCH_BINARY" buttons --help 2>/dev/null | grep -q -- "--gpio-sim"; then
   if [ $GPIOSIM_OK = 0 ]; then
     fail d1 "bench buttons --gpio-sim not run: no gpio-sim chip (see a2)"
   else
     for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
-    log "roundclock bench buttons --presses 40 --gpio-sim $SYS"
-    timeout 180 "$BINARY" bench buttons --presses 40 --gpio-sim "$SYS" --start-line 17 --stop-line 27 \
+    log "roundclock-bench buttons --presses 40 --gpio-sim $SYS"
+    timeout 180 "$BENCH_BINARY" buttons --presses 40 --gpio-sim "$SYS" --start-line 17 --stop-line 27 \
       > "$ART/bench-buttons-gpio-sim.txt" 2>&1
     rc=$?
     indent < "$ART/bench-buttons-gpio-sim.txt"
@@ -378,7 +380,7 @@ if [ $HAVE_BIN = 1 ] && "$BINARY" bench buttons --help 2>/dev/null | grep -q -- 
     ok_if $? d1 "bench buttons on real edges: 40 gpio-sim presses, each read with its kernel timestamp and shown (exit $rc; ${summary#*display commit: })"
   fi
 elif [ $HAVE_BIN = 1 ]; then
-  skip d1 "roundclock bench buttons has no --gpio-sim yet"
+  skip d1 "roundclock-bench buttons has no --gpio-sim yet"
 fi
 
 # ---------------------------------------------------------------------------------------

@@ -1,15 +1,13 @@
 import ArgumentParser
+import CommandLineSupport
 import LinuxHardware
 import Platform
 import RoundClockBench
 import RoundClockCore
 
-/// `roundclock bench ...`: timing and cost benchmarks (see BENCHMARKS.md). They print
-/// medians, percentiles and ratios measured in one run and never fail on noise.
-struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
-        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Timers.self, Smoke.self])
+/// The subcommands of `roundclock-bench` (BENCHMARKS.md). They print medians, percentiles
+/// and ratios measured in one run and never fail on noise.
+extension RoundClockBenchCommand {
 
     struct Lateness: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -32,13 +30,24 @@ struct Bench: AsyncParsableCommand {
         @Flag(help: "Virtual time (milliseconds of real time; the CI check).") var virtual = false
         @Option(help: "Real time only: seconds to run (default: the whole session, 2830.5).") var duration: Double?
         @Flag(help: "Real time only: busy threads on every CPU.") var load = false
-        func validate() throws { if let duration { try checkRange(duration, "--duration", 1...86_400, unit: " s") } }
+        @Option(help: "The program, as for roundclock simulate (scripts/callgrind-per-second runs countdowns).") var program = "boxing"
+        func validate() throws {
+            if let duration { try checkRange(duration, "--duration", 1...86_400, unit: " s") }
+            _ = try parsedProgram()
+        }
+        /// A program that ends (a stopwatch or the clock would run forever in virtual time).
+        func parsedProgram() throws -> Program {
+            let parsed: Program
+            do { parsed = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
+            guard parsed.total != nil else { throw ValidationError("--program must end by itself, \(program) does not") }
+            return parsed
+        }
         func run() async throws {
+            let program = try parsedProgram()
             if virtual {
-                print(try await VirtualDrift().run())
+                print(try await VirtualDrift(program: program).run())
                 return
             }
-            let program = Presets.boxing
             let length = duration.map(seconds) ?? (program.total ?? .zero) + .milliseconds(500)
             let bench = LatenessBench(program: program, duration: length, load: load,
                                       stallTick: Int(length.components.seconds / 3))
@@ -74,10 +83,10 @@ struct Bench: AsyncParsableCommand {
             do {
                 print(try await ButtonBench(presses: presses, load: load, gpioSim: sim).run())
             } catch let error as SystemError {
-                printError("bench buttons: \(error)")
+                printError("buttons: \(error)")
                 throw ExitCode(ExitStatus.unavailable) // no such chip or line
             } catch let error as BenchFailure {
-                printError("bench buttons: \(error)")
+                printError("buttons: \(error)")
                 throw ExitCode(ExitStatus.software)
             }
         }
@@ -110,18 +119,3 @@ struct Bench: AsyncParsableCommand {
         }
     }
 }
-
-/// Rejects NaN, infinities and values outside `range` with a message naming the option
-/// (`bench` and `test-display --step`).
-func checkRange(_ value: Double, _ option: String, _ range: ClosedRange<Double>, unit: String = "") throws {
-    guard value.isFinite, range.contains(value) else {
-        throw ValidationError("\(option) must be between \(number(range.lowerBound))\(unit) and \(number(range.upperBound))\(unit), got \(number(value))")
-    }
-}
-
-private func number(_ value: Double) -> String {
-    value.magnitude < 1e15 && value == value.rounded() ? String(Int64(value)) : String(value)
-}
-
-/// `s` seconds, to the nanosecond; `s` must have passed `checkRange`.
-func seconds(_ s: Double) -> Duration { .nanoseconds(Int64((s * 1e9).rounded())) }
