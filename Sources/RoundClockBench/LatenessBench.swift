@@ -19,6 +19,9 @@ public struct LatenessBench: Sendable {
     public var fifo = false
     /// Run the two baselines alongside (false: ours alone, to see what sharing costs it).
     public var baselines = true
+    /// The boards' power-loss checks (`PowerCheckSchedule.standard`); false: none, so our
+    /// loop wakes once per change and nothing else.
+    public var powerChecks = true
     /// Tick after which B stalls, and for how long.
     public var stallTick: Int
     public var stall: Duration = .milliseconds(1200)
@@ -43,12 +46,14 @@ public struct LatenessBench: Sendable {
 
     public func run() async throws -> LatenessReport {
         var report = LatenessReport(program: program.name, duration: duration, load: load, stallTick: stallTick, stall: stall)
+        report.powerChecks = powerChecks
         report.machineBefore = SystemInfo.machineLine()
         let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
         defer { generator?.finish() }
         if fifo { report.fifo = Realtime.apply(excluding: generator?.threadIDs ?? []).description }
 
-        let ours = try await BenchBoard.make(), boardA = try await BenchBoard.make(), boardB = try await BenchBoard.make()
+        let ours = try await BenchBoard.make(powerChecks: powerChecks), boardA = try await BenchBoard.make(powerChecks: powerChecks),
+            boardB = try await BenchBoard.make(powerChecks: powerChecks)
         let timeline = Timeline(program: program, horizon: duration + .seconds(2))
         let clock = CountingClock(ContinuousClock())
         let plain = ContinuousClock()
@@ -67,8 +72,12 @@ public struct LatenessBench: Sendable {
         async let a = withBaselines ? refresh.run(until: end, log: logA) : 0
         async let b = withBaselines ? ticker.run(until: end, log: logB) : (wakeUps: 0, ticks: 0)
         async let again: String? = fifo ? Self.reapplyFIFO(excluding: generator?.threadIDs ?? []) : nil
+        // While counting: from 1 s after the anchor to 0.5 s before the end.
+        let window = (from: anchor.advanced(by: .seconds(1)), to: end.advanced(by: .milliseconds(-500)))
+        async let switches = Self.contextSwitches(from: window.from, to: window.to, load: generator?.threadIDs ?? [])
         await loop.run(controller)
         let (wakesA, resultB, fifoLater) = await (a, b, again)
+        report.switches = await switches
         let cpu = SystemInfo.cpuTime() - cpuBefore
         if let fifoLater { report.fifo = (report.fifo ?? "") + "; again after start: " + fifoLater }
 
@@ -100,6 +109,19 @@ public struct LatenessBench: Sendable {
         return report
     }
 
+    /// Context switches per second over [from, to], the load threads left out.
+    private static func contextSwitches(from: ContinuousClock.Instant, to: ContinuousClock.Instant, load: [Int32]) async -> ContextSwitchRates? {
+        guard from < to, (try? await ContinuousClock().sleep(until: from, tolerance: nil)) != nil else { return nil }
+        let first = ContextSwitchSample.now()
+        guard (try? await ContinuousClock().sleep(until: to, tolerance: nil)) != nil else { return nil }
+        let last = ContextSwitchSample.now()
+        return ContextSwitchRates(from: first, to: last, seconds: micros(from.duration(to: to)) / 1e6, load: load,
+                                  loopThreadName: LatenessBench.loopThreadName)
+    }
+
+    /// The name of the render loop's own thread, as /proc/self/task/TID/comm shows it.
+    public static let loopThreadName = "roundclock-loop"
+
     private static func reapplyFIFO(excluding: [Int32]) async -> String {
         try? await Task.sleep(for: .milliseconds(300))
         return Realtime.apply(excluding: excluding).description
@@ -121,6 +143,9 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
     public var afterWake: LatencySummary?
     /// B before its stall: lateness added per tick by relative sleeps, µs.
     public var tickGrowth: Double?
+    /// Context switches per second while counting (the process less the load threads).
+    public var switches: ContextSwitchRates?
+    public var powerChecks = true
     public var cpu: Duration = .zero
     public var maxRSSKiB = 0
     public var machineBefore = ""
@@ -139,6 +164,14 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
         }
         if let w = afterWake {
             lines.append("ours, sleep returned -> commit returned (inbox task hop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
+        }
+        if let s = switches {
+            let wakes = results.first.map { $0.wakeUpsPerSecond } ?? 0
+            var line = "context switches/s while counting (\(fixed(s.seconds, 1)) s, getrusage less the load threads): process \(fixed(s.process, 2))"
+            if let loop = s.loopThread { line += ", ours' loop thread \(fixed(loop, 2))" }
+            if results.count > 1 { line += " (the rest: the baselines and the runtime)" }
+            if wakes > 0 { line += "; ours woke \(fixed(wakes, 2)) times/s" + (powerChecks ? " (power-loss checks included)" : " (no power-loss checks)") }
+            lines.append(line)
         }
         guard results.count > 1 else { return lines.joined(separator: "\n") + "\nbaselines not run (--alone)" }
         var b = "B: one \(fixed(micros(stall) / 1e6, 1)) s stall after tick \(stallTick)"

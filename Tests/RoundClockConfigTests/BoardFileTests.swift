@@ -1,6 +1,5 @@
 import Foundation
 import Panels
-import RoundClockService
 import SegmentDisplay
 import Testing
 @testable import RoundClockConfig

@@ -1,0 +1,50 @@
+/// Context switches (voluntary + involuntary) of the process, less those of the load
+/// threads, over a window inside a run: what the loops under test cost the scheduler.
+/// Process-wide from getrusage(RUSAGE_SELF) `ru_nvcsw + ru_nivcsw` (every thread, exited
+/// ones included); per thread from /proc/self/task/TID/status
+/// (`voluntary_ctxt_switches`, `nonvoluntary_ctxt_switches`) and its name from `comm`.
+public struct ContextSwitchSample: Sendable {
+    public var process: Int
+    /// Living threads: tid -> (name, switches so far).
+    public var threads: [Int32: (name: String, switches: Int)]
+
+    public static func now() -> ContextSwitchSample {
+        var threads: [Int32: (name: String, switches: Int)] = [:]
+        for tid in SystemInfo.threadIDs() {
+            let base = "/proc/self/task/\(tid)/"
+            guard let status = SystemInfo.readText(base + "status") else { continue }
+            let name = (SystemInfo.readText(base + "comm") ?? "?").trimmed
+            threads[tid] = (name, switches(inStatus: status))
+        }
+        let (voluntary, involuntary) = SystemInfo.contextSwitches()
+        return ContextSwitchSample(process: voluntary + involuntary, threads: threads)
+    }
+
+    /// voluntary_ctxt_switches + nonvoluntary_ctxt_switches of one /proc status file.
+    static func switches(inStatus text: String) -> Int {
+        text.split(separator: "\n").reduce(0) { sum, line in
+            guard line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") else { return sum }
+            return sum + (Int(line.split(separator: ":").last?.trimmed ?? "") ?? 0)
+        }
+    }
+}
+
+/// Context switches per second between two samples.
+public struct ContextSwitchRates: Sendable {
+    /// The whole process less the load threads.
+    public var process: Double
+    /// The render loop's own thread (`LoopThread.name`), when it ran on one.
+    public var loopThread: Double?
+    public var seconds: Double
+
+    /// `load`: thread ids left out of `process` (the `--load` spinners).
+    public init(from a: ContextSwitchSample, to b: ContextSwitchSample, seconds: Double, load: [Int32], loopThreadName: String) {
+        let loadSwitches = load.reduce(0) { $0 + (b.threads[$1]?.switches ?? 0) - (a.threads[$1]?.switches ?? 0) }
+        process = Double(b.process - a.process - loadSwitches) / seconds
+        let loop = b.threads.filter { $0.value.name == loopThreadName }.map { tid, thread in
+            thread.switches - (a.threads[tid]?.switches ?? 0)
+        }
+        loopThread = loop.isEmpty ? nil : Double(loop.reduce(0, +)) / seconds
+        self.seconds = seconds
+    }
+}
