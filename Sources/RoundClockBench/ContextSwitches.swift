@@ -35,6 +35,8 @@ public struct ContextSwitchRates: Sendable {
     public var process: Double
     /// The render loop's own thread (`LoopThread.name`), when it ran on one.
     public var loopThread: Double?
+    /// The other living threads, by name (exited threads count only in `process`).
+    public var others: [String: Double]
     public var seconds: Double
 
     /// `load`: thread ids left out of `process` (the `--load` spinners).
@@ -45,6 +47,11 @@ public struct ContextSwitchRates: Sendable {
             thread.switches - (a.threads[tid]?.switches ?? 0)
         }
         loopThread = loop.isEmpty ? nil : Double(loop.reduce(0, +)) / seconds
+        var others: [String: Double] = [:]
+        for (tid, thread) in b.threads where thread.name != loopThreadName && !load.contains(tid) {
+            others[thread.name, default: 0] += Double(thread.switches - (a.threads[tid]?.switches ?? 0)) / seconds
+        }
+        self.others = others.filter { $0.value > 0 }
         self.seconds = seconds
     }
 }

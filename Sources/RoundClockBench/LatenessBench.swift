@@ -116,11 +116,8 @@ public struct LatenessBench: Sendable {
         guard (try? await ContinuousClock().sleep(until: to, tolerance: nil)) != nil else { return nil }
         let last = ContextSwitchSample.now()
         return ContextSwitchRates(from: first, to: last, seconds: micros(from.duration(to: to)) / 1e6, load: load,
-                                  loopThreadName: LatenessBench.loopThreadName)
+                                  loopThreadName: LoopThread.name)
     }
-
-    /// The name of the render loop's own thread, as /proc/self/task/TID/comm shows it.
-    public static let loopThreadName = "roundclock-loop"
 
     private static func reapplyFIFO(excluding: [Int32]) async -> String {
         try? await Task.sleep(for: .milliseconds(300))
@@ -139,7 +136,7 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
     public var results: [ApproachResult] = []
     /// How late our loop's sleeps returned (timer wake-up only), µs.
     public var timerOvershoot: LatencySummary?
-    /// Ours, from its sleep returning to the commit returning (task hop, face, show), µs.
+    /// Ours, from its sleep returning to the commit returning (face, show), µs.
     public var afterWake: LatencySummary?
     /// B before its stall: lateness added per tick by relative sleeps, µs.
     public var tickGrowth: Double?
@@ -163,12 +160,15 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
             lines.append("ours, sleep overshoot alone (deadline -> sleep returned): p50 \(fixed(o.p50, 0)) µs, p99 \(fixed(o.p99, 0)) µs, max \(fixed(o.max, 0)) µs over \(o.count) sleeps")
         }
         if let w = afterWake {
-            lines.append("ours, sleep returned -> commit returned (inbox task hop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
+            lines.append("ours, sleep returned -> commit returned (back on the loop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
         }
         if let s = switches {
             let wakes = results.first.map { $0.wakeUpsPerSecond } ?? 0
             var line = "context switches/s while counting (\(fixed(s.seconds, 1)) s, getrusage less the load threads): process \(fixed(s.process, 2))"
             if let loop = s.loopThread { line += ", ours' loop thread \(fixed(loop, 2))" }
+            if !s.others.isEmpty {
+                line += "; other threads: " + s.others.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value, 2))" }.joined(separator: ", ")
+            }
             if results.count > 1 { line += " (the rest: the baselines and the runtime)" }
             if wakes > 0 { line += "; ours woke \(fixed(wakes, 2)) times/s" + (powerChecks ? " (power-loss checks included)" : " (no power-loss checks)") }
             lines.append(line)
