@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import I2C
 import Panels
 import Platform
 import RoundClockCore
@@ -60,6 +61,22 @@ import Testing
         #expect(try await eventually { ended.withLock { $0 } }, "cancellation ends a loop waiting with no deadline")
     }
 
+    @Test func theBoardIsWrittenOnTheLoopThread() async throws {
+        let writes = ThreadLog()
+        let devices = simulatorPanels.map { ThreadNotingDevice(address: $0.address, writes: writes) }
+        let display = BoardDisplay(specs: simulatorPanels, devices: devices, readBack: false, powerChecks: nil)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: ThreadRecorder(),
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(1))))
+        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(60)))
+        _ = controller.perform(.start, at: start)
+        _ = await loop.run(controller)
+        let names = writes.names
+        #expect(!names.isEmpty)
+        #expect(Set(names) == [LoopThread.name], "the display actor's code ran on the loop's thread, no hop to another")
+    }
+
     @Test func aLateWakeUpDoesNotShiftLaterDeadlines() async throws {
         let clock = HeldBackClock(hold: .milliseconds(1300))
         let recorder = ThreadRecorder()
@@ -76,6 +93,25 @@ import Testing
         #expect(deadlines.suffix(3) == [.seconds(3), .seconds(4), .seconds(5)])
         #expect(deadlines.allSatisfy { $0.components.attoseconds == 0 }, "every deadline on the whole-second grid: \(deadlines)")
         #expect(recorder.frames.last?.face.time.text == " 0:55", "the true value at the stop instant")
+    }
+}
+
+/// An I2C device that accepts every write and notes the thread it was made on.
+struct ThreadNotingDevice: I2CDevice {
+    let name = "thread-noting"
+    let address: UInt8
+    let writes: ThreadLog
+    func sendByte(_ byte: UInt8) throws(I2CError) { writes.note() }
+    func writeBlock(register: UInt8, _ bytes: [UInt8]) throws(I2CError) { writes.note() }
+}
+
+/// Names of the threads something happened on, in order.
+final class ThreadLog: Sendable {
+    private let state = Mutex([String]())
+    var names: [String] { state.withLock { $0 } }
+    func note() {
+        let thread = ThreadRecorder.threadName()
+        state.withLock { $0.append(thread) }
     }
 }
 
