@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Context switches (voluntary + involuntary) of the process, less those of the load
 /// threads, over a window inside a run: what the loops under test cost the scheduler.
 /// Process-wide from getrusage(RUSAGE_SELF) `ru_nvcsw + ru_nivcsw` (every thread, exited
@@ -53,5 +57,42 @@ public struct ContextSwitchRates: Sendable {
         }
         self.others = others.filter { $0.value > 0 }
         self.seconds = seconds
+    }
+}
+
+/// Takes the two samples of a window on a plain thread of its own that sleeps with
+/// clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until each end: two wake-ups in all. A
+/// long Swift sleep instead would keep a Dispatch timer armed, and Dispatch's manager thread
+/// wakes every second while one is (seen with strace): counted, it would double ours.
+final class ContextSwitchWindow: @unchecked Sendable {
+    private let ends: (from: timespec, to: timespec)
+    /// Written by the thread only, read after `pthread_join`.
+    private var samples: (first: ContextSwitchSample, last: ContextSwitchSample)?
+    private var thread: pthread_t?
+
+    /// `from`, `to`: CLOCK_MONOTONIC readings.
+    init(from: Duration, to: Duration) {
+        func ts(_ d: Duration) -> timespec { timespec(tv_sec: Int(d.components.seconds), tv_nsec: Int(d.components.attoseconds / 1_000_000_000)) }
+        ends = (ts(from), ts(to))
+        var id = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&id, nil, { context in
+            let window = Unmanaged<ContextSwitchWindow>.fromOpaque(context!).takeRetainedValue()
+            var from = window.ends.from, to = window.ends.to
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &from, nil) == EINTR {}
+            let first = ContextSwitchSample.now()
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &to, nil) == EINTR {}
+            window.samples = (first, ContextSwitchSample.now())
+            return nil
+        }, context)
+        if rc == 0 { thread = id } else { Unmanaged<ContextSwitchWindow>.fromOpaque(context).release() }
+    }
+
+    /// Waits for the thread (the window has ended) and returns the pair of samples.
+    func finish() -> (first: ContextSwitchSample, last: ContextSwitchSample)? {
+        guard let thread else { return nil }
+        pthread_join(thread, nil)
+        self.thread = nil
+        return samples
     }
 }

@@ -74,10 +74,15 @@ public struct LatenessBench: Sendable {
         async let again: String? = fifo ? Self.reapplyFIFO(excluding: generator?.threadIDs ?? []) : nil
         // While counting: from 1 s after the anchor to 0.5 s before the end.
         let window = (from: anchor.advanced(by: .seconds(1)), to: end.advanced(by: .milliseconds(-500)))
-        async let switches = Self.contextSwitches(from: window.from, to: window.to, load: generator?.threadIDs ?? [])
+        let switchWindow = plain.monotonicReading(of: window.from).flatMap { from in
+            plain.monotonicReading(of: window.to).map { ContextSwitchWindow(from: from, to: $0) }
+        }
         await loop.run(controller)
         let (wakesA, resultB, fifoLater) = await (a, b, again)
-        report.switches = await switches
+        if let (first, last) = switchWindow?.finish() {
+            report.switches = ContextSwitchRates(from: first, to: last, seconds: micros(window.from.duration(to: window.to)) / 1e6,
+                                                 load: generator?.threadIDs ?? [], loopThreadName: LoopThread.name)
+        }
         let cpu = SystemInfo.cpuTime() - cpuBefore
         if let fifoLater { report.fifo = (report.fifo ?? "") + "; again after start: " + fifoLater }
 
@@ -107,16 +112,6 @@ public struct LatenessBench: Sendable {
         report.maxRSSKiB = SystemInfo.maxRSSKiB()
         report.machineAfter = SystemInfo.machineLine()
         return report
-    }
-
-    /// Context switches per second over [from, to], the load threads left out.
-    private static func contextSwitches(from: ContinuousClock.Instant, to: ContinuousClock.Instant, load: [Int32]) async -> ContextSwitchRates? {
-        guard from < to, (try? await ContinuousClock().sleep(until: from, tolerance: nil)) != nil else { return nil }
-        let first = ContextSwitchSample.now()
-        guard (try? await ContinuousClock().sleep(until: to, tolerance: nil)) != nil else { return nil }
-        let last = ContextSwitchSample.now()
-        return ContextSwitchRates(from: first, to: last, seconds: micros(from.duration(to: to)) / 1e6, load: load,
-                                  loopThreadName: LoopThread.name)
     }
 
     private static func reapplyFIFO(excluding: [Int32]) async -> String {
