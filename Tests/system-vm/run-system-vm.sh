@@ -36,42 +36,14 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 SVM=$CACHE/system-vm
 
-START=$(date +%s)
-STAGE="" STAGE_T=$START TIMINGS=""
-stage() {
-  local t; t=$(date +%s)
-  [ -n "$STAGE" ] && TIMINGS="$TIMINGS $STAGE $((t - STAGE_T))s,"
-  STAGE=$1 STAGE_T=$t
-  [ "$1" = "done" ] || echo "[system-vm $(date +%T)] == $1"
-}
-SUMMARY_DONE=0
-on_exit() {
-  local rc=$?
-  if [ $SUMMARY_DONE = 0 ]; then
-    echo "FAIL prep host preparation failed in stage '$STAGE' (exit $rc); logs in $LOGS"
-    echo "system-vm: 0 passed, 1 failed, 9 missing"
-  fi
-}
-trap on_exit EXIT
+VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, 9 missing"
+. "$KVM_DIR/host-lib.sh"
 
 # ---- host packages ---------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
       kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev pkg-config)
-MISSING=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || MISSING+=("$p")
-done
-if [ ${#MISSING[@]} -gt 0 ]; then
-  [ "${VM_NO_INSTALL:-0}" = 1 ] && die "missing packages and VM_NO_INSTALL=1: ${MISSING[*]}"
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then command -v sudo >/dev/null && SUDO="sudo -n" || die "need root to install: ${MISSING[*]}"; fi
-  echo "installing: ${MISSING[*]}"
-  $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" > "$LOGS/system-vm-apt.log" 2>&1 || {
-    $SUDO apt-get update -qq >> "$LOGS/system-vm-apt.log" 2>&1 &&
-    $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" >> "$LOGS/system-vm-apt.log" 2>&1; } ||
-    { tail -30 "$LOGS/system-vm-apt.log" >&2; die "apt-get install ${MISSING[*]} failed"; }
-fi
+install_host_packages "${PKGS[@]}"
 
 # ---- kernel and gpio-sim (shared with Tests/kernel-vm and its cache) ----------------------
 . "$KVM_DIR/kernel-prep.sh"
@@ -80,15 +52,26 @@ fi
 stage packages
 if [ -z "$DEB" ] || [ -z "$UPGRADE_DEB" ]; then
   VERSION=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -SVersion)
-  # the upgrade first: the last build leaves the release binary at the changelog's version
-  "$REPO/scripts/build-deb.sh" --no-lintian --version "$VERSION+vmupgrade1" --out "$SVM/debs" > "$LOGS/system-vm-build-deb-upgrade.log" 2>&1 ||
-    { tail -30 "$LOGS/system-vm-build-deb-upgrade.log" >&2; die "scripts/build-deb.sh --version $VERSION+vmupgrade1 failed"; }
-  # this one with lintian: no errors allowed (debian/roundclock.lintian-overrides explains the rest)
-  "$REPO/scripts/build-deb.sh" --out "$SVM/debs" > "$LOGS/system-vm-build-deb.log" 2>&1 ||
-    { tail -30 "$LOGS/system-vm-build-deb.log" >&2; die "scripts/build-deb.sh failed"; }
   ARCH=$(dpkg --print-architecture)
   DEB=$SVM/debs/roundclock_${VERSION}_$ARCH.deb
   UPGRADE_DEB=$SVM/debs/roundclock_${VERSION}+vmupgrade1_$ARCH.deb
+  # built again only when what goes into them changed (tracked, modified or new files)
+  INPUTS=(Package.swift Sources debian boards systemd README.md scripts/build-deb.sh)
+  PKEY=$( { git -C "$REPO" ls-files -s -- "${INPUTS[@]}" && git -C "$REPO" diff HEAD -- "${INPUTS[@]}" &&
+            git -C "$REPO" ls-files -o --exclude-standard -- "${INPUTS[@]}" && swift --version 2>&1; } | md5sum | cut -c1-12) || PKEY=none
+fi
+if [ -n "${PKEY:-}" ] && [ "$PKEY" != none ] && [ -f "$DEB" ] && [ -f "$UPGRADE_DEB" ] && [ "$(cat "$SVM/debs/key" 2>/dev/null)" = "$PKEY" ]; then
+  echo "packages up to date (inputs $PKEY)"
+elif [ -n "${PKEY:-}" ]; then
+  rm -f "$SVM/debs/key"
+  # the upgrade first: the last build leaves the release binary at the changelog's version
+  "$REPO/scripts/build-deb.sh" --no-lintian --version "$VERSION+vmupgrade1" --out "$SVM/debs" > "$LOGS/system-vm-build-deb-upgrade.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-build-deb-upgrade.log" >&2; die "scripts/build-deb.sh --version $VERSION+vmupgrade1 failed"; }
+  # this one with lintian, which must report no errors
+  "$REPO/scripts/build-deb.sh" --out "$SVM/debs" > "$LOGS/system-vm-build-deb.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-build-deb.log" >&2; die "scripts/build-deb.sh failed"; }
+  grep -A30 '^== lintian' "$LOGS/system-vm-build-deb.log" | grep -E '^(E|W):' || echo "lintian: no errors, no warnings"
+  echo "$PKEY" > "$SVM/debs/key"
 fi
 for f in "$DEB" "$UPGRADE_DEB"; do [ -f "$f" ] || die "no package $f"; done
 dpkg --compare-versions "$(dpkg-deb -f "$UPGRADE_DEB" Version)" gt "$(dpkg-deb -f "$DEB" Version)" ||
