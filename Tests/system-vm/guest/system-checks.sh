@@ -124,19 +124,21 @@ if [ "$PHASE" = 1 ]; then
   fi
 
   # ---- 3. kill -9 mid-round: systemd restarts it, the panels show the true second -----------
+  # The service sends READY=1 after its first display commit, i.e. with the restored picture on
+  # the panels, so systemd's own stamps give the time from the new process's start to that
+  # picture: ActiveEnterTimestampMonotonic - ExecMainStartTimestampMonotonic. The RAM read
+  # afterwards proves the picture is the true second.
   pid=$(prop MainPID) n0=$(prop NRestarts)
-  killed=$(now_us); systemctl kill -s KILL "$U"
-  if wait_true 30 pid_changed "$pid" && shows_true_second "$ANCHOR" 20; then
-    # the new process's start, from systemd's CLOCK_MONOTONIC stamp (µs) mapped to wall time
-    read -r up _ < /proc/uptime; mono_now=$(( ${up/./} * 10000 )); wall_now=$(now_us)
-    started=$(( wall_now - (mono_now - $(prop ExecMainStartTimestampMonotonic)) ))
-    ready=$(journalctl -u "$U" -b --no-pager -o short-monotonic | awk '/Started roundclock.service/ { t = $1 } END { gsub(/[][]/, "", t); print t }')
+  read -r up _ < /proc/uptime; killed_mono=$(( ${up/./} * 10000 ))
+  systemctl kill -s KILL "$U"
+  if wait_true 30 pid_changed "$pid" && wait_true 30 active && shows_true_second "$ANCHOR" 20; then
+    start_mono=$(prop ExecMainStartTimestampMonotonic) ready_mono=$(prop ActiveEnterTimestampMonotonic)
     journalctl -u "$U" -b --no-pager -o short-monotonic | tail -12 >> "$DETAILS"
-    log "3: killed at $killed, new process started $started (+$(secs $((started - killed)))), true second read at $SHOWN_AT (+$(secs $((SHOWN_AT - killed))) after the kill, +$(secs $((SHOWN_AT - started))) after the restart; READY at monotonic ${ready}s, process start $(prop ExecMainStartTimestampMonotonic) us); NRestarts $n0 -> $(prop NRestarts)"
-    if [ $((SHOWN_AT - started)) -le 3000000 ] && [ "$(prop NRestarts)" -gt "$n0" ]; then
-      pass 3 "kill -9: restarted by systemd (RestartSec=2s) and the true second shown $(secs $((SHOWN_AT - started))) after the restart ($(secs $((SHOWN_AT - killed))) after the kill)"
+    log "3: kill at monotonic $killed_mono us (/proc/uptime), new process started +$(secs $((start_mono - killed_mono))), READY (picture on the panels) $(secs $((ready_mono - start_mono))) after its start, +$(secs $((ready_mono - killed_mono))) after the kill; RAM read right: $TIME_TEXT; NRestarts $n0 -> $(prop NRestarts)"
+    if [ $((ready_mono - start_mono)) -le 3000000 ] && [ "$(prop NRestarts)" -gt "$n0" ]; then
+      pass 3 "kill -9: restarted by systemd, the true second ($TIME_TEXT) on the panels $(secs $((ready_mono - start_mono))) after the new process started ($(secs $((ready_mono - killed_mono))) after the kill, RestartSec=2s included)"
     else
-      fail 3 "kill -9: true second shown $(secs $((SHOWN_AT - started))) after the restart (limit 3 s), NRestarts $n0 -> $(prop NRestarts)"
+      fail 3 "kill -9: the true second ($TIME_TEXT) on the panels $(secs $((ready_mono - start_mono))) after the new process started (limit 3 s; $(secs $((ready_mono - killed_mono))) after the kill), NRestarts $n0 -> $(prop NRestarts)"
     fi
   else
     fail 3 "kill -9: no restart, or the time panel not right within 20 s (seen $TIME_SEEN, want one of:$TIME_WANT)"
@@ -196,10 +198,13 @@ if [ "$PHASE" = 1 ]; then
   first=$(journalctl -u "$U" -b --no-pager -o short-unix | awk 'NR == 1 { print int($1) }')
   up=$(( $(now_us) / 1000000 - first ))
   log "6: $all lines from roundclock in $up s (of them $dispatch from libdispatch: 'Failed to set thread priority'); -p warning: $(printf '%s\n' "$warn" | grep -c .) lines; info lines hidden by it: $info; config error at err: $err_config; damaged state at warning: $warn_state; info lines in -p warning: $info_in_warn"
-  if [ "$err_config" -ge 1 ] && [ "$warn_state" -ge 1 ] && [ "$info" -ge 1 ] && [ "$info_in_warn" = 0 ] && [ "$all" -lt $(( up / 5 + 40 )) ]; then
-    pass 6 "journal: -p warning shows the damaged-state warning (priority 4) and the config error (3) and hides $info info lines; $all lines in $up s, nothing per second"
+  # per second would be a line for each of the ~$up s; the service's own lines (libdispatch's
+  # are counted apart: a few at each start) must stay under one per 2 s
+  own=$((all - dispatch))
+  if [ "$err_config" -ge 1 ] && [ "$warn_state" -ge 1 ] && [ "$info" -ge 1 ] && [ "$info_in_warn" = 0 ] && [ "$own" -lt $(( up / 2 )) ]; then
+    pass 6 "journal: -p warning shows the damaged-state warning (priority 4) and the config error (3) and hides $info info lines; $own lines of the service's own in $up s (+ $dispatch of libdispatch's at starts), nothing per second"
   else
-    fail 6 "journal: config error at err: $err_config, damaged state at warning: $warn_state, info hidden: $info, info shown at warning: $info_in_warn, $all lines in $up s"
+    fail 6 "journal: config error at err: $err_config, damaged state at warning: $warn_state, info hidden: $info, info shown at warning: $info_in_warn, $all lines ($dispatch of libdispatch's) in $up s"
   fi
   active && shows_true_second "$ANCHOR" 20 || log "6: the round was not shown right after putting the session back"
 
