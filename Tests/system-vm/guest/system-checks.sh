@@ -18,6 +18,12 @@ fail() { result FAIL "$1" "$2"; }
 REBOOTING=0
 finish() { trap - EXIT; log "checks done (phase $(cat "$PHASE_FILE" 2>/dev/null))"; sync; systemctl poweroff; exit 0; }
 trap '[ $REBOOTING = 1 ] || { log "system-checks.sh ended early (line $LINENO)"; finish; }' EXIT
+# snooze SECONDS: a pause without exec (read -t on a FIFO nobody writes), so that the checks'
+# waiting costs the emulated CPUs nothing while the service starts
+mkfifo /run/vm-checks-snooze 2>/dev/null; exec {SNOOZE_FD}<> /run/vm-checks-snooze
+snooze() { read -r -t "$1" -u "$SNOOZE_FD" _ || true; }
+# main_pid: the service's process, from its cgroup with a builtin read (0 if none)
+main_pid() { local p=0; [ -r /sys/fs/cgroup/system.slice/roundclock.service/cgroup.procs ] && read -r p < /sys/fs/cgroup/system.slice/roundclock.service/cgroup.procs; echo "${p:-0}"; }
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
 prop() { systemctl show -p "$1" --value "$U"; }
 
@@ -56,7 +62,7 @@ time_ok() {
   return 1
 }
 # wait_true SECONDS COMMAND...: until COMMAND succeeds (every 0.2 s), false at the deadline
-wait_true() { local end=$(( $(now_us) + $1 * 1000000 )); shift; until "$@"; do [ "$(now_us)" -gt "$end" ] && return 1; sleep 0.2; done; }
+wait_true() { local end=$(( $(now_us) + $1 * 1000000 )); shift; until "$@"; do [ "$(now_us)" -gt "$end" ] && return 1; snooze 0.2; done; }
 active() { [ "$(systemctl is-active "$U")" = active ]; }
 pid_changed() { local p; p=$(prop MainPID); [ "$p" != 0 ] && [ "$p" != "$1" ]; }
 # shows_true_second ANCHOR SECONDS: polls until the time panel is right; sets SHOWN_AT (µs)
@@ -103,7 +109,7 @@ if [ "$PHASE" = 1 ]; then
 
   # ---- 2. START on the gpio-sim line: the session runs, the RAM counts down -----------------
   press=$(now_us)
-  echo pull-down > "$SYS/sim_gpio17/pull"; sleep 0.2; echo pull-up > "$SYS/sim_gpio17/pull"
+  echo pull-down > "$SYS/sim_gpio17/pull"; snooze 0.2; echo pull-up > "$SYS/sim_gpio17/pull"
   wait_true 10 bash -c "grep -q '^state=running' $STATE"
   ANCHOR=$(anchor_us)
   if [ -z "$ANCHOR" ]; then
@@ -113,7 +119,7 @@ if [ "$PHASE" = 1 ]; then
     seen=()
     for i in 1 2 3 4 5 6; do
       if time_ok "$ANCHOR"; then good=$((good + 1)); seen+=("${TIME_TEXT//_/ }"); else bad="$bad [$TIME_SEEN, want one of:$TIME_WANT]"; fi
-      sleep 0.9
+      snooze 0.9
     done
     log "2: press at $press us, anchor $ANCHOR us (anchor - press = $((off / 1000)) ms); pictures seen: ${seen[*]}; wrong:$bad"
     if [ $good = 6 ] && [ $off -gt -500000 ] && [ $off -lt 1500000 ]; then
@@ -131,6 +137,9 @@ if [ "$PHASE" = 1 ]; then
   pid=$(prop MainPID) n0=$(prop NRestarts)
   read -r up _ < /proc/uptime; killed_mono=$(( ${up/./} * 10000 ))
   systemctl kill -s KILL "$U"
+  # no exec while systemd restarts it: the new process in the cgroup, then 6 s of quiet
+  for ((i = 0; i < 150; i++)); do snooze 0.2; p=$(main_pid); [ "$p" != 0 ] && [ "$p" != "$pid" ] && break; done
+  snooze 6
   if wait_true 30 pid_changed "$pid" && wait_true 30 active && shows_true_second "$ANCHOR" 20; then
     start_mono=$(prop ExecMainStartTimestampMonotonic) ready_mono=$(prop ActiveEnterTimestampMonotonic)
     journalctl -u "$U" -b --no-pager -o short-monotonic | tail -12 >> "$DETAILS"
@@ -168,7 +177,7 @@ if [ "$PHASE" = 1 ]; then
   systemctl restart "$U" >> "$DETAILS" 2>&1
   wait_true 20 bash -c "[ \"\$(systemctl is-active $U)\" = failed ]"
   n0=$(prop NRestarts) st=$(prop ExecMainStatus) res=$(prop Result)
-  sleep 6                   # 3 x RestartSec: a restart would have happened by now
+  snooze 6                   # 3 x RestartSec: a restart would have happened by now
   n1=$(prop NRestarts) act=$(systemctl is-active "$U")
   line=$(journalctl -u "$U" -b --no-pager -o cat | grep -m1 'brightness.day')
   cp /root/config.good "$CONFIG"
