@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libgpiod and libi2c headers), if missing;
-# with --test also what the test suite uses (systemd-analyze for the unit's checks).
+# with --test also what the test suite uses (systemd-analyze for the unit's checks), with
+# --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, help2man, lintian).
 # Swift itself comes with the machine image (or see README, "Install on a Raspberry Pi").
 set -euo pipefail
 packages=(libgpiod-dev libi2c-dev pkg-config)
 [ "${1:-}" = "--test" ] && packages+=(systemd)
+[ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper help2man lintian)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,8 +8,12 @@ enum Output {
     }
 }
 
+/// One error line on stderr. Under systemd (stderr is the journal stream) it starts with
+/// `<3>` (sd-daemon(3) priority prefix, LOG_ERR), like the logger's lines, so that a config
+/// error that stops `run` with exit 78 shows in `journalctl -p err`, not as info.
 func printError(_ message: String) {
-    Output.write("roundclock: \(message)\n", to: .error)
+    let priority = JournalLogHandler.stderrIsJournal() ? "<3>" : ""
+    Output.write("\(priority)roundclock: \(message)\n", to: .error)
 }
 
 extension SystemError {

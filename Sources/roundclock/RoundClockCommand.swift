@@ -36,6 +36,7 @@ struct RoundClockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundclock",
         abstract: "A drift-free gym round clock for HT16K33 LED panels and GPIO buttons.",
+        version: RoundClockVersion.text,
         subcommands: [Simulate.self, Run.self, Programs.self, Render.self, Probe.self, TestDisplay.self, CheckConfig.self, BenchMoved.self],
         defaultSubcommand: nil
     )
@@ -44,4 +45,18 @@ struct RoundClockCommand: AsyncParsableCommand {
     static func main() async {
         await mainWithOneLineErrors(printError: printError)
     }
+}
+
+/// What `roundclock --version` prints. A Debian package build (`scripts/build-deb.sh`) passes
+/// `-DROUNDCLOCK_PACKAGE_BUILD` and writes `PackageVersion.generated.swift` (gitignored) with
+/// the version of debian/changelog's top entry, e.g. `0.1.0-1`; any other build says it is not
+/// a package, so a development binary never claims a package version it was not built as.
+enum RoundClockVersion {
+    /// The upstream version; debian/changelog's top entry must start with it (build-deb.sh checks).
+    static let upstream = "0.1.0"
+    #if ROUNDCLOCK_PACKAGE_BUILD
+    static let text = packageVersion
+    #else
+    static let text = "\(upstream) (development build)"
+    #endif
 }

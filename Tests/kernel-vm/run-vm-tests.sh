@@ -47,110 +47,18 @@ LOGS=$CACHE/logs
 V2_PREFIX=${LIBGPIOD_V2_PREFIX:-$CACHE/libgpiod-v2}
 
 # ---- stage timing and the always-printed summary --------------------------------------
-START=$(date +%s)
-STAGE="" STAGE_T=$START TIMINGS=""
-stage() {
-  local t; t=$(date +%s)
-  [ -n "$STAGE" ] && TIMINGS="$TIMINGS $STAGE $((t - STAGE_T))s,"
-  STAGE=$1 STAGE_T=$t
-  [ "$1" = "done" ] || echo "[vm $(date +%T)] == $1"
-}
-SUMMARY_DONE=0
-on_exit() {
-  local rc=$?
-  if [ $SUMMARY_DONE = 0 ]; then
-    echo "FAIL prep host preparation failed in stage '$STAGE' (exit $rc); logs in $LOGS"
-    echo "vm: 0 passed, 1 failed"
-  fi
-}
-trap on_exit EXIT
+VM_LABEL=vm PREP_FAILED_SUMMARY="vm: 0 passed, 1 failed"
+. "$HERE/host-lib.sh"
 
 # ---- 1. packages ------------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static gpiod i2c-tools libgpiod-dev libi2c-dev linux-headers-amd64
       gcc make libc6-dev kmod cpio gzip xz-utils pkg-config)
 if [ "$LIBGPIOD" = v2 ] && [ ! -f "$V2_PREFIX/lib/libgpiod.a" ]; then PKGS+=(python3-pip); fi
-MISSING=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || MISSING+=("$p")
-done
-if [ ${#MISSING[@]} -gt 0 ]; then
-  [ "${VM_NO_INSTALL:-0}" = 1 ] && die "missing packages and VM_NO_INSTALL=1: ${MISSING[*]}"
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then command -v sudo >/dev/null && SUDO="sudo -n" || die "need root to install: ${MISSING[*]}"; fi
-  echo "installing: ${MISSING[*]}"
-  if ! $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" > "$LOGS/apt.log" 2>&1; then
-    echo "apt-get install failed; running apt-get update and retrying"
-    $SUDO apt-get update -qq >> "$LOGS/apt.log" 2>&1 || { cat "$LOGS/apt.log" >&2; die "apt-get update failed"; }
-    $SUDO apt-get install -y -qq --no-install-recommends "${MISSING[@]}" >> "$LOGS/apt.log" 2>&1 ||
-      { tail -30 "$LOGS/apt.log" >&2; die "apt-get install ${MISSING[*]} failed"; }
-  fi
-fi
+install_host_packages "${PKGS[@]}"
 
-# apt-get download as root would warn that the _apt sandbox user cannot write here
-APT_DL=(apt-get download -q)
-[ "$(id -u)" = 0 ] && APT_DL+=(-o APT::Sandbox::User=root)
-apt_download() {   # package [version]: into $CACHE/debs unless a .deb of it is there
-  local pkg=$1 ver=${2:-}
-  (cd "$CACHE/debs" && ls "${pkg}"_*.deb >/dev/null 2>&1) && return 0
-  if [ -n "$ver" ] && (cd "$CACHE/debs" && "${APT_DL[@]}" "$pkg=$ver" > "$LOGS/apt-download-$pkg.log" 2>&1); then
-    return 0
-  fi
-  [ -n "$ver" ] && echo "warning: $pkg=$ver is not downloadable; taking the candidate version"
-  (cd "$CACHE/debs" && "${APT_DL[@]}" "$pkg" > "$LOGS/apt-download-$pkg.log" 2>&1) ||
-    { cat "$LOGS/apt-download-$pkg.log" >&2; die "apt-get download $pkg failed"; }
-}
-
-# ---- 2. kernel image (unpacked, not installed) ------------------------------------------
-stage kernel
-if [ -n "${VM_KERNEL:-}" ]; then KV=$VM_KERNEL
-else
-  KV=$(for d in /usr/src/linux-headers-*-amd64; do [ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"; done | sort -V | tail -1)
-fi
-[ -n "$KV" ] || die "no /usr/src/linux-headers-*-amd64 (apt-get install linux-headers-amd64)"
-[ -e "/lib/modules/$KV/build/Makefile" ] || die "/lib/modules/$KV/build is missing (apt-get install linux-headers-$KV)"
-KDIR=$CACHE/kernel-$KV
-# the headers' package version: the image and the gpio-sim sources are taken at the same one
-HV=$(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || true)
-if [ ! -f "$KDIR/boot/vmlinuz-$KV" ]; then
-  apt_download "linux-image-$KV" "$HV"
-  rm -rf "$KDIR.tmp"
-  dpkg-deb -x "$(ls "$CACHE/debs/linux-image-${KV}"_*.deb | head -1)" "$KDIR.tmp"
-  [ -f "$KDIR.tmp/boot/vmlinuz-$KV" ] || die "linux-image-$KV has no boot/vmlinuz-$KV"
-  rm -rf "$KDIR"; mv "$KDIR.tmp" "$KDIR"
-  rm -f "$CACHE/debs/linux-image-${KV}"_*.deb
-fi
-MODDIR=$KDIR/lib/modules/$KV
-echo "kernel $KV (headers ${HV:-?})"
-
-# ---- 3. gpio-sim, built out of tree from linux-source ------------------------------------
-stage gpio-sim
-GDIR=$CACHE/gpio-sim-$KV
-if [ ! -f "$GDIR/gpio-sim.ko" ]; then
-  SRCVER=$(echo "$KV" | cut -d. -f1,2)
-  apt_download "linux-source-$SRCVER" "$HV"
-  SRCDEB=$(ls "$CACHE/debs/linux-source-${SRCVER}"_*.deb | head -1)
-  echo "gpio-sim from $(basename "$SRCDEB") for headers ${HV:-?}"
-  rm -rf "$GDIR"; mkdir -p "$GDIR/build"
-  dpkg-deb --fsys-tarfile "$SRCDEB" | tar -xO "./usr/src/linux-source-$SRCVER.tar.xz" | xz -dc |
-    tar -x --strip-components=3 -C "$GDIR/build" \
-      "linux-source-$SRCVER/drivers/gpio/gpio-sim.c" "linux-source-$SRCVER/drivers/gpio/gpiolib.h" \
-      "linux-source-$SRCVER/kernel/irq/irq_sim.c" ||
-    die "could not extract gpio-sim.c, gpiolib.h, irq_sim.c from $SRCDEB"
-  mv "$GDIR/build/gpio-sim.c" "$GDIR/build/gpio-sim-main.c"
-  # irq_to_desc() is not exported to modules; generic_handle_irq() does the same here
-  grep -q 'handle_simple_irq(irq_to_desc(irqnum));' "$GDIR/build/irq_sim.c" ||
-    die "irq_sim.c in $SRCDEB changed: 'handle_simple_irq(irq_to_desc(irqnum))' not found, update the patch here"
-  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$GDIR/build/irq_sim.c"
-  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' > "$GDIR/build/Kbuild"
-  make -C "/lib/modules/$KV/build" M="$GDIR/build" -j"$(nproc)" modules > "$LOGS/gpio-sim-build.log" 2>&1 ||
-    { grep -v 'Skipping BTF' "$LOGS/gpio-sim-build.log" | tail -30 >&2; die "building gpio-sim.ko failed"; }
-  cp "$GDIR/build/gpio-sim.ko" "$GDIR/gpio-sim.ko"
-  rm -f "$SRCDEB"     # ~140 MB; the built module is what is cached
-fi
-mkdir -p "$MODDIR/extra"
-cmp -s "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko" || cp "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko"
-depmod -b "$KDIR" "$KV"
+# ---- 2. and 3. kernel image and gpio-sim --------------------------------------------------
+. "$HERE/kernel-prep.sh"
 
 # ---- 4. the guest's share: test script, C helpers, config --------------------------------
 stage helpers

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The Debian package under a real systemd: boots a minimal Debian 12 with systemd in qemu
+# (TCG) on Debian's kernel with i2c-stub and gpio-sim, installs roundclock_*.deb with apt and
+# runs the nine checks of issue 12 in the guest. See README.md here.
+#
+# usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE]
+#   --deb FILE          the package to install (default: built with scripts/build-deb.sh)
+#   --upgrade-deb FILE  a higher version of it for check 9 (default: built with
+#                       scripts/build-deb.sh --version <version>+vmupgrade1)
+# Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
+#   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
+#   install on the host).
+# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-9, then "system-vm: N passed, M failed,
+# K missing". Exit status 0 only if all nine passed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+KVM_DIR=$REPO/Tests/kernel-vm
+export DEBIAN_FRONTEND=noninteractive
+die() { echo "run-system-vm: error: $*" >&2; exit 2; }
+
+DEB="" UPGRADE_DEB=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --deb) DEB=$(readlink -f "${2:?--deb needs a file}"); shift 2 ;;
+    --upgrade-deb) UPGRADE_DEB=$(readlink -f "${2:?--upgrade-deb needs a file}"); shift 2 ;;
+    -h|--help) sed -n '6,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1'" ;;
+  esac
+done
+
+CACHE=${VM_CACHE:-$REPO/.build-vm}
+mkdir -p "$CACHE/debs" "$CACHE/logs" "$CACHE/system-vm"
+CACHE=$(cd "$CACHE" && pwd)
+LOGS=$CACHE/logs
+SVM=$CACHE/system-vm
+
+VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, 9 missing"
+. "$KVM_DIR/host-lib.sh"
+
+# ---- host packages ---------------------------------------------------------------------
+stage install
+PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
+      kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev pkg-config)
+install_host_packages "${PKGS[@]}"
+
+# ---- kernel and gpio-sim (shared with Tests/kernel-vm and its cache) ----------------------
+. "$KVM_DIR/kernel-prep.sh"
+
+# ---- the packages: the version of debian/changelog and a higher one for the upgrade ------
+stage packages
+if [ -z "$DEB" ] || [ -z "$UPGRADE_DEB" ]; then
+  VERSION=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -SVersion)
+  ARCH=$(dpkg --print-architecture)
+  DEB=$SVM/debs/roundclock_${VERSION}_$ARCH.deb
+  UPGRADE_DEB=$SVM/debs/roundclock_${VERSION}+vmupgrade1_$ARCH.deb
+  # built again only when what goes into them changed (tracked, modified or new files)
+  INPUTS=(Package.swift Sources debian boards systemd README.md scripts/build-deb.sh)
+  PKEY=$( { git -C "$REPO" ls-files -s -- "${INPUTS[@]}" && git -C "$REPO" diff HEAD -- "${INPUTS[@]}" &&
+            git -C "$REPO" ls-files -o --exclude-standard -- "${INPUTS[@]}" && swift --version 2>&1; } | md5sum | cut -c1-12) || PKEY=none
+fi
+if [ -n "${PKEY:-}" ] && [ "$PKEY" != none ] && [ -f "$DEB" ] && [ -f "$UPGRADE_DEB" ] && [ "$(cat "$SVM/debs/key" 2>/dev/null)" = "$PKEY" ]; then
+  echo "packages up to date (inputs $PKEY)"
+elif [ -n "${PKEY:-}" ]; then
+  rm -f "$SVM/debs/key"
+  # the upgrade first: the last build leaves the release binary at the changelog's version
+  "$REPO/scripts/build-deb.sh" --no-lintian --version "$VERSION+vmupgrade1" --out "$SVM/debs" > "$LOGS/system-vm-build-deb-upgrade.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-build-deb-upgrade.log" >&2; die "scripts/build-deb.sh --version $VERSION+vmupgrade1 failed"; }
+  # this one with lintian, which must report no errors
+  "$REPO/scripts/build-deb.sh" --out "$SVM/debs" > "$LOGS/system-vm-build-deb.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-build-deb.log" >&2; die "scripts/build-deb.sh failed"; }
+  grep -A30 '^== lintian' "$LOGS/system-vm-build-deb.log" | grep -E '^(E|W):' || echo "lintian: no errors, no warnings"
+  echo "$PKEY" > "$SVM/debs/key"
+fi
+for f in "$DEB" "$UPGRADE_DEB"; do [ -f "$f" ] || die "no package $f"; done
+dpkg --compare-versions "$(dpkg-deb -f "$UPGRADE_DEB" Version)" gt "$(dpkg-deb -f "$DEB" Version)" ||
+  die "$UPGRADE_DEB is not a higher version than $DEB"
+echo "package $(basename "$DEB"), upgrade $(basename "$UPGRADE_DEB")"
+
+# ---- root filesystem: Debian 12 with systemd and the package's dependencies (cached) ----
+stage rootfs
+# the package's Depends, without version constraints or alternatives (the VM has no network)
+DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
+INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,$DEPENDS"
+KEY=$( { echo "$INCLUDE"; echo "$KV"; cat "$HERE/rootfs-setup.sh"; md5sum "$MODDIR/extra/gpio-sim.ko"; } | md5sum | cut -c1-12)
+IMAGE=$SVM/rootfs-$KEY.img
+if [ ! -f "$IMAGE" ]; then
+  rm -f "$SVM"/rootfs-*.img
+  ROOT=$SVM/rootfs.tmp
+  rm -rf "$ROOT"
+  echo "mmdebstrap bookworm --variant=minbase --include=$INCLUDE"
+  mmdebstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOT" > "$LOGS/system-vm-mmdebstrap.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-mmdebstrap.log" >&2; die "mmdebstrap failed"; }
+  "$HERE/rootfs-setup.sh" "$ROOT" "$KDIR" "$KV" > "$LOGS/system-vm-rootfs-setup.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-rootfs-setup.log" >&2; die "rootfs-setup.sh failed"; }
+  mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" 3G || die "mke2fs -d $ROOT failed"
+  mv "$IMAGE.tmp" "$IMAGE"
+  rm -rf "$ROOT"
+fi
+echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 3G)"
+
+# ---- initramfs: mounts /dev/vda and hands over to systemd --------------------------------
+stage initramfs
+INITRD=$SVM/initrd-$KV.gz
+MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4"
+IKEY=$( { echo "$MODS"; cat "$HERE/guest/init" "$KVM_DIR/mkinitramfs.sh" /bin/busybox; } | md5sum | cut -d' ' -f1)
+if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.key" 2>/dev/null)" != "$IKEY" ]; then
+  INITRAMFS_MODULES=$MODS INITRAMFS_INIT=$HERE/guest/init "$KVM_DIR/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
+  echo "$IKEY" > "$INITRD.key"
+fi
+
+# ---- the share: the packages, the simulator's pictures, the checks ------------------------
+stage share
+SHARE=$SVM/share
+rm -rf "$SHARE"; mkdir -p "$SHARE"
+cp "$DEB" "$UPGRADE_DEB" "$SHARE/"
+cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$SHARE/"
+{
+  printf 'DEB=%q\n' "/mnt/share/$(basename "$DEB")"
+  printf 'UPGRADE_DEB=%q\n' "/mnt/share/$(basename "$UPGRADE_DEB")"
+  printf 'VERSION=%q\n' "$(dpkg-deb -f "$DEB" Version)"
+  printf 'UPGRADE_VERSION=%q\n' "$(dpkg-deb -f "$UPGRADE_DEB" Version)"
+} > "$SHARE/config.sh"
+# What the panels must show, from the simulator of the very binary in the package: the ready
+# picture and every second of the countdown, as RAM per panel (the guest compares RAM).
+dpkg-deb -x "$DEB" "$SVM/unpacked.tmp"
+BIN=$SVM/unpacked.tmp/usr/bin/roundclock
+# The installed config's defaults: the built-in simulator board (the standard wiring: bus 1,
+# 0x70-0x72, GPIO17/27/22) and the boxing program; START pressed at t = 1 s.
+"$BIN" simulate --program boxing --ready --events 1:start \
+  --virtual --until 2900 --frames "$SHARE/sim.jsonl" > "$LOGS/system-vm-simulate.out" 2>&1 ||
+  { cat "$LOGS/system-vm-simulate.out" >&2; die "roundclock simulate for the expected pictures failed"; }
+# "t|panel|text|state|ram" per frame (t in ms), for bash in the guest
+sed -n 's/^{"t": \([0-9]*\)\.\([0-9]*\), "panel": "\([a-z]*\)", "text": "\([^"]*\)".*"state": "\([a-z]*\)", "ram": "\([0-9a-f]*\)".*/\1\2|\3|\4|\5|\6/p' \
+  "$SHARE/sim.jsonl" > "$SHARE/pictures.txt"
+[ -s "$SHARE/pictures.txt" ] || die "no pictures parsed from $SHARE/sim.jsonl"
+rm -rf "$SVM/unpacked.tmp"
+
+# ---- boot (and the guest's own reboot) ----------------------------------------------------
+stage vm
+ACCEL=${ACCEL:-tcg}
+if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
+echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-1500}s (console: $LOGS/system-vm-console.log)"
+set +e
+# -snapshot: the guest writes to a throw-away overlay (kept across its reboot, since qemu
+# keeps running), so the cached image stays pristine.
+timeout --kill-after=10 "${VM_TIMEOUT:-1500}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
+  -nographic -nodefaults -serial stdio -monitor none \
+  -kernel "$KDIR/boot/vmlinuz-$KV" -initrd "$INITRD" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init systemd.show_status=0" \
+  -drive "file=$IMAGE,format=raw,if=virtio,snapshot=on" \
+  -virtfs local,path="$SHARE",mount_tag=share,security_model=none \
+  </dev/null > "$LOGS/system-vm-console.log" 2>&1
+q=$?
+set -e
+[ $q -eq 124 ] || [ $q -eq 137 ] && echo "qemu killed after ${VM_TIMEOUT:-1500}s (timeout)"
+stage done
+
+# ---- results ------------------------------------------------------------------------------
+SUMMARY_DONE=1
+passed=0 failed=0 missing=0
+for n in 1 2 3 4 5 6 7 8 9; do
+  line=$(grep -E "^(PASS|FAIL) $n " "$SHARE/results" 2>/dev/null | tail -1 || true)
+  if [ -z "$line" ]; then
+    echo "MISSING $n the guest reported no result for check $n"; missing=$((missing + 1))
+  else
+    echo "$line"
+    case $line in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
+  fi
+done
+[ -f "$SHARE/details" ] && cp "$SHARE/details" "$LOGS/system-vm-details.log"
+echo "details: $LOGS/system-vm-details.log; console: $LOGS/system-vm-console.log"
+echo "timings:$TIMINGS total $(( $(date +%s) - START ))s"
+echo "system-vm: $passed passed, $failed failed, $missing missing"
+[ $failed -eq 0 ] && [ $missing -eq 0 ]

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the Debian package roundclock_<version>_<arch>.deb (amd64 or arm64: the machine's own
+# architecture; Swift does not cross-compile here).
+#
+#   scripts/build-deb.sh [--version V] [--out DIR] [--no-lintian]
+#
+#   --version V   package another version than debian/changelog's top entry (a new entry is
+#                 added to the staged copy only; the tests use it to build an upgrade)
+#   --out DIR     where the .deb goes (default .build-deb/)
+#   --no-lintian  skip the lintian run at the end
+#
+# Steps: the version from debian/changelog; Sources/roundclock/PackageVersion.generated.swift
+# (gitignored) so that `roundclock --version` prints it; `swift build -c release
+# --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD`; the tree
+# staged under .build-deb/ with the binary at bin/roundclock; `dpkg-buildpackage -b -uc -us`
+# there (debian/rules makes the man page and the completions from the binary); lintian.
+# Needs: Swift 6.3 on PATH, and dpkg-dev debhelper help2man libgpiod-dev libi2c-dev pkg-config
+# lintian (scripts/setup.sh --deb installs them). No network, nothing outside the repository.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+die() { echo "build-deb: $*" >&2; exit 1; }
+
+VERSION="" OUT=$REPO/.build-deb LINTIAN=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --version) VERSION=${2:?--version needs a version}; shift 2 ;;
+    --out) OUT=${2:?--out needs a directory}; shift 2 ;;
+    --no-lintian) LINTIAN=0; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+CHANGELOG_VERSION=$(dpkg-parsechangelog -l debian/changelog -SVersion)
+VERSION=${VERSION:-$CHANGELOG_VERSION}
+UPSTREAM=$(sed -n 's/^ *static let upstream = "\(.*\)"$/\1/p' Sources/roundclock/RoundClockCommand.swift)
+case $VERSION in
+  "$UPSTREAM"|"$UPSTREAM"[-+~]*) ;;
+  *) die "version $VERSION does not start with RoundClockVersion.upstream ($UPSTREAM) in Sources/roundclock/RoundClockCommand.swift" ;;
+esac
+ARCH=$(dpkg --print-architecture)
+case $ARCH in amd64|arm64) ;; *) die "architecture $ARCH: debian/control builds amd64 and arm64 only" ;; esac
+
+echo "== roundclock $VERSION for $ARCH"
+GENERATED=Sources/roundclock/PackageVersion.generated.swift
+NEW=$(printf '// Written by scripts/build-deb.sh (gitignored): the package version, for --version.\n#if ROUNDCLOCK_PACKAGE_BUILD\nlet packageVersion = "%s"\n#endif\n' "$VERSION")
+# rewritten only when it changes, so that an unchanged version rebuilds nothing
+[ -f "$GENERATED" ] && [ "$(cat "$GENERATED")" = "$NEW" ] || printf '%s\n' "$NEW" > "$GENERATED"
+swift build -c release --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD
+BIN="$(swift build -c release --show-bin-path)/roundclock"
+[ "$("$BIN" --version)" = "$VERSION" ] || die "$BIN --version says '$("$BIN" --version)', expected $VERSION"
+
+STAGE=$OUT/stage/roundclock-$VERSION
+rm -rf "$OUT/stage"; mkdir -p "$STAGE/bin"
+cp -r debian boards systemd README.md "$STAGE/"
+cp "$BIN" "$STAGE/bin/roundclock"
+if [ "$VERSION" != "$CHANGELOG_VERSION" ]; then
+  { printf 'roundclock (%s) unstable; urgency=medium\n\n  * Rebuilt as %s by scripts/build-deb.sh --version.\n\n -- %s  %s\n\n' \
+      "$VERSION" "$VERSION" "$(dpkg-parsechangelog -l debian/changelog -SMaintainer)" "$(date -R)"
+    cat debian/changelog; } > "$STAGE/debian/changelog"
+fi
+(cd "$STAGE" && dpkg-buildpackage -b -uc -us) > "$OUT/dpkg-buildpackage.log" 2>&1 ||
+  { tail -40 "$OUT/dpkg-buildpackage.log" >&2; die "dpkg-buildpackage failed (log: $OUT/dpkg-buildpackage.log)"; }
+DEB=$OUT/stage/roundclock_${VERSION}_$ARCH.deb
+[ -f "$DEB" ] || die "dpkg-buildpackage made no $DEB"
+mv "$OUT"/stage/roundclock*_"${VERSION}"_"$ARCH".*deb "$OUT/"
+DEB=$OUT/roundclock_${VERSION}_$ARCH.deb
+echo "== $DEB ($(stat -c %s "$DEB") bytes)"
+dpkg-deb --info "$DEB" | sed -n '/Depends:/p'
+if [ "$LINTIAN" = 1 ]; then
+  echo "== lintian"
+  lintian --info --display-info "$DEB" || die "lintian found errors"
+fi
