@@ -186,6 +186,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {
+        // No button pressed since the start: nothing to look up (every turn, issue 11).
+        guard !trackers.isEmpty else { return nil }
         var best: (button: Button, at: Instant)?
         for button in Button.allCases {
             if let at = trackers[button]?.longPressDeadline(threshold: longPress), best.map({ at < $0.at }) ?? true {
@@ -223,23 +225,33 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     /// The first instant after `now` at which the face changes by itself.
     public func nextFaceChange(after now: Instant, wallTime: WallTime) -> Instant? {
-        var candidates: [Instant?] = []
+        // Plain optionals, no array of them: called every turn of the render loop, where an
+        // `[Instant?]` costs an allocation and runtime metadata look-ups (issue 11).
+        var next: Instant?
         let idleFrom = idleClockFrom
         if let snapshot = session.snapshot(at: now), (idleFrom.map { now < $0 } ?? true) {
-            candidates.append(FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) })
-            candidates.append(idleFrom)
+            next = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) }
+            next = earliest(next, idleFrom)
         } else {
-            let next = FaceBuilder.clockFace(program: .wallClock, wallTime: wallTime, cadence: cadence).next
-            candidates.append(now.advanced(by: wallTime.duration(to: next)))
+            let change = FaceBuilder.clockFace(program: .wallClock, wallTime: wallTime, cadence: cadence).next
+            next = now.advanced(by: wallTime.duration(to: change))
         }
-        candidates.append(brightness.nextSwitch(after: wallTime).map { now.advanced(by: wallTime.duration(to: $0)) })
-        return candidates.compactMap { $0 }.min()
+        if let switchAt = brightness.nextSwitch(after: wallTime) {
+            next = earliest(next, now.advanced(by: wallTime.duration(to: switchAt)))
+        }
+        return next
     }
 
     /// When the loop must wake next: a face change, a signal or a long press.
     public func nextDeadline(after now: Instant, wallTime: WallTime) -> Instant? {
-        [nextFaceChange(after: now, wallTime: wallTime), nextSignalInstant(), nextLongPress()?.at]
-            .compactMap { $0 }.min()
+        earliest(earliest(nextFaceChange(after: now, wallTime: wallTime), nextSignalInstant()), nextLongPress()?.at)
+    }
+
+    /// The earlier of two optional instants; nil only if both are.
+    private func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b < a ? b : a
     }
 
     /// State, phase and round for logs and the frames file.
