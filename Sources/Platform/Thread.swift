@@ -26,6 +26,12 @@ public struct PosixThread: Sendable {
         return PosixThread(name: name, id: id)
     }
 
+    /// Lets the thread end on its own, never joined (pthread_detach(3)): the render loop's
+    /// thread, which lives as long as the loop.
+    public func detach() {
+        pthread_detach(id)
+    }
+
     /// Waits until the thread has ended (pthread_join(3)).
     public func join() {
         pthread_join(id, nil)

@@ -8,10 +8,12 @@ import Simulation
 /// seg7x4 0x71, phase seg14x4 0x72): emulated HT16K33 chips behind the real driver and
 /// `BoardDisplay`, as `simulate` assembles it. Each approach in a run gets its own board.
 public enum BenchBoard {
-    /// A started board (start-up sequence already written).
-    public static func make() async throws -> BoardDisplay<EmulatedHT16K33> {
+    /// A started board (start-up sequence already written); `powerChecks` false: none
+    /// (the loop then wakes only for display changes).
+    public static func make(powerChecks: Bool = true) async throws -> BoardDisplay<EmulatedHT16K33> {
         let panels = try BoardFile.simulator().panels
-        let display = BoardDisplay(specs: panels, devices: panels.map { EmulatedHT16K33(name: "bench", address: $0.address) })
+        let display = BoardDisplay(specs: panels, devices: panels.map { EmulatedHT16K33(name: "bench", address: $0.address) },
+                                   powerChecks: powerChecks ? .standard : nil)
         if let failure = await display.start().first { throw BenchBoardError(event: failure) }
         return display
     }

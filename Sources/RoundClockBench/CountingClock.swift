@@ -1,6 +1,8 @@
+import RoundClockService
 import Synchronization
 
-/// Wraps a clock and counts every `sleep` that returned (each is one wake-up of the
+/// Wraps a clock and counts every `sleep` that returned (or, on the render loop's own
+/// thread, every timed wait that did: `loopWoke`) (each is one wake-up of the
 /// sleeping loop), and how far past its deadline each returned (timer wake-up latency,
 /// without the work that follows). The render loop is generic over its clock, so wrapping
 /// `ContinuousClock` observes its wake-ups without touching its code.
@@ -15,15 +17,26 @@ public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Senda
     public var minimumResolution: Duration { base.minimumResolution }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        defer {
-            let late = deadline.duration(to: base.now)
-            state.withLock { $0.wakeUps += 1; $0.overshoot.append(late) }
-        }
+        defer { woke(after: deadline) }
         try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+
+    /// One wake-up for `deadline`, and how late it came.
+    private func woke(after deadline: Instant) {
+        let late = deadline.duration(to: base.now)
+        state.withLock { $0.wakeUps += 1; $0.overshoot.append(late) }
     }
 
     /// Sleeps that returned, including those cut short by cancellation (a button press).
     public var wakeUps: Int { state.withLock { $0.wakeUps } }
     /// How late each sleep returned relative to its deadline (negative when cut short).
     public var overshoot: [Duration] { state.withLock { $0.overshoot } }
+}
+
+/// Wrapping `ContinuousClock` keeps the render loop on its own thread (`LoopThread`).
+extension CountingClock: MonotonicDeadlineClock where Base: MonotonicDeadlineClock {
+    public func monotonicReading(of instant: Instant) -> Duration? { base.monotonicReading(of: instant) }
+    public func loopWoke(waitingFor deadline: Instant?) {
+        if let deadline { woke(after: deadline) }
+    }
 }

@@ -1,7 +1,7 @@
 import RoundClockCore
 import RoundClockService
 
-/// `roundclock bench lateness`: in one process and over the same period, three approaches
+/// `roundclock-bench lateness`: in one process and over the same period, three approaches
 /// each drive their own emulated board (three HT16K33 chips behind the real driver):
 ///
 /// - ours: the real `RenderLoop` on `ContinuousClock` (wrapped to count wake-ups), which
@@ -19,6 +19,9 @@ public struct LatenessBench: Sendable {
     public var fifo = false
     /// Run the two baselines alongside (false: ours alone, to see what sharing costs it).
     public var baselines = true
+    /// The boards' power-loss checks (`PowerCheckSchedule.standard`); false: none, so our
+    /// loop wakes once per change and nothing else.
+    public var powerChecks = true
     /// Tick after which B stalls, and for how long.
     public var stallTick: Int
     public var stall: Duration = .milliseconds(1200)
@@ -43,12 +46,14 @@ public struct LatenessBench: Sendable {
 
     public func run() async throws -> LatenessReport {
         var report = LatenessReport(program: program.name, duration: duration, load: load, stallTick: stallTick, stall: stall)
+        report.powerChecks = powerChecks
         report.machineBefore = SystemInfo.machineLine()
         let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
         defer { generator?.finish() }
         if fifo { report.fifo = Realtime.apply(excluding: generator?.threadIDs ?? []).description }
 
-        let ours = try await BenchBoard.make(), boardA = try await BenchBoard.make(), boardB = try await BenchBoard.make()
+        let ours = try await BenchBoard.make(powerChecks: powerChecks), boardA = try await BenchBoard.make(powerChecks: powerChecks),
+            boardB = try await BenchBoard.make(powerChecks: powerChecks)
         let timeline = Timeline(program: program, horizon: duration + .seconds(2))
         let clock = CountingClock(ContinuousClock())
         let plain = ContinuousClock()
@@ -67,8 +72,17 @@ public struct LatenessBench: Sendable {
         async let a = withBaselines ? refresh.run(until: end, log: logA) : 0
         async let b = withBaselines ? ticker.run(until: end, log: logB) : (wakeUps: 0, ticks: 0)
         async let again: String? = fifo ? Self.reapplyFIFO(excluding: generator?.threadIDs ?? []) : nil
+        // While counting: from 1 s after the anchor to 0.5 s before the end.
+        let window = (from: anchor.advanced(by: .seconds(1)), to: end.advanced(by: .milliseconds(-500)))
+        let switchWindow = plain.monotonicReading(of: window.from).flatMap { from in
+            plain.monotonicReading(of: window.to).map { ContextSwitchWindow(from: from, to: $0) }
+        }
         await loop.run(controller)
         let (wakesA, resultB, fifoLater) = await (a, b, again)
+        if let (first, last) = switchWindow?.finish() {
+            report.switches = ContextSwitchRates(from: first, to: last, seconds: micros(window.from.duration(to: window.to)) / 1e6,
+                                                 load: generator?.threadIDs ?? [], loopThreadName: LoopThread.name)
+        }
         let cpu = SystemInfo.cpuTime() - cpuBefore
         if let fifoLater { report.fifo = (report.fifo ?? "") + "; again after start: " + fifoLater }
 
@@ -117,10 +131,13 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
     public var results: [ApproachResult] = []
     /// How late our loop's sleeps returned (timer wake-up only), µs.
     public var timerOvershoot: LatencySummary?
-    /// Ours, from its sleep returning to the commit returning (task hop, face, show), µs.
+    /// Ours, from its sleep returning to the commit returning (face, show), µs.
     public var afterWake: LatencySummary?
     /// B before its stall: lateness added per tick by relative sleeps, µs.
     public var tickGrowth: Double?
+    /// Context switches per second while counting (the process less the load threads).
+    public var switches: ContextSwitchRates?
+    public var powerChecks = true
     public var cpu: Duration = .zero
     public var maxRSSKiB = 0
     public var machineBefore = ""
@@ -138,7 +155,18 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
             lines.append("ours, sleep overshoot alone (deadline -> sleep returned): p50 \(fixed(o.p50, 0)) µs, p99 \(fixed(o.p99, 0)) µs, max \(fixed(o.max, 0)) µs over \(o.count) sleeps")
         }
         if let w = afterWake {
-            lines.append("ours, sleep returned -> commit returned (inbox task hop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
+            lines.append("ours, sleep returned -> commit returned (back on the loop, face, show): p50 \(fixed(w.p50, 0)) µs, p99 \(fixed(w.p99, 0)) µs, max \(fixed(w.max, 0)) µs")
+        }
+        if let s = switches {
+            let wakes = results.first.map { $0.wakeUpsPerSecond } ?? 0
+            var line = "context switches/s while counting (\(fixed(s.seconds, 1)) s, getrusage less the load threads): process \(fixed(s.process, 2))"
+            if let loop = s.loopThread { line += ", ours' loop thread \(fixed(loop, 2))" }
+            if !s.others.isEmpty {
+                line += "; other threads: " + s.others.sorted { $0.key < $1.key }.map { "\($0.key) \(fixed($0.value, 2))" }.joined(separator: ", ")
+            }
+            if results.count > 1 { line += " (the rest: the baselines and the runtime)" }
+            if wakes > 0 { line += "; ours woke \(fixed(wakes, 2)) times/s" + (powerChecks ? " (power-loss checks included)" : " (no power-loss checks)") }
+            lines.append(line)
         }
         guard results.count > 1 else { return lines.joined(separator: "\n") + "\nbaselines not run (--alone)" }
         var b = "B: one \(fixed(micros(stall) / 1e6, 1)) s stall after tick \(stallTick)"

@@ -5,20 +5,34 @@ import Synchronization
 /// Posting wakes the render loop at once, even in the middle of a sleep until a
 /// far deadline; the loop then drains the events in arrival order.
 public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    /// What the loop is sleeping in, for `post` to cut short.
+    private enum Sleeper {
+        /// A sleep on the Swift clock, in a task of its own.
+        case task(Task<Void, Never>)
+        /// A timed wait of the loop's own thread.
+        case thread(LoopThread)
+
+        func wake() {
+            switch self {
+            case .task(let task): task.cancel()
+            case .thread(let thread): thread.interrupt()
+            }
+        }
+    }
     private struct State {
         var events: [ButtonEvent<Instant>] = []
-        var sleeper: Task<Void, Never>?
+        var sleeper: Sleeper?
     }
     private let state = Mutex(State())
 
     public init() {}
 
     public func post(_ event: ButtonEvent<Instant>) {
-        let sleeper = state.withLock { s -> Task<Void, Never>? in
+        let sleeper = state.withLock { s -> Sleeper? in
             s.events.append(event)
             return s.sleeper
         }
-        sleeper?.cancel()
+        sleeper?.wake()
     }
 
     func drain() -> [ButtonEvent<Instant>] {
@@ -40,7 +54,7 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
             }
         }
         let pending = state.withLock { s -> Bool in
-            if s.events.isEmpty { s.sleeper = sleeper; return false }
+            if s.events.isEmpty { s.sleeper = .task(sleeper); return false }
             return true
         }
         if pending { sleeper.cancel() }
@@ -48,6 +62,25 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
             await sleeper.value
         } onCancel: {
             sleeper.cancel()
+        }
+        state.withLock { $0.sleeper = nil }
+    }
+
+    /// Waits on the loop's own thread until `deadline` (a CLOCK_MONOTONIC reading; nil:
+    /// until an event arrives); returns early as soon as an event is posted or the task
+    /// is cancelled. Must be called from a task running on `thread`.
+    func wait(untilMonotonic deadline: Duration?, on thread: LoopThread) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                thread.wait(until: deadline, continuation)
+                let pending = state.withLock { s -> Bool in
+                    if s.events.isEmpty { s.sleeper = .thread(thread); return false }
+                    return true
+                }
+                if pending { thread.interrupt() }
+            }
+        } onCancel: {
+            thread.interrupt()
         }
         state.withLock { $0.sleeper = nil }
     }

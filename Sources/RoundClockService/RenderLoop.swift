@@ -91,8 +91,32 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// `pending`: what the caller's own commands on `initial` produced before the loop
     /// (e.g. `simulate` starting the session at t = 0: the `start` action and the signals
     /// due at that instant), reported with the first turn's display attempt like any input's.
+    ///
+    /// On a clock that places its instants on CLOCK_MONOTONIC (`ContinuousClock`), the loop
+    /// runs on a thread of its own (`LoopThread`) and sleeps there in one timed wait on the
+    /// absolute deadline, so a display change wakes one thread once. Other clocks
+    /// (`VirtualClock`, test clocks) are slept on with their `sleep(until:)`.
     @discardableResult
     public func run(_ initial: Controller<C.Instant>, pending: [Occurrence<C.Instant>] = []) async -> Controller<C.Instant> {
+        if let waits = ThreadWaits(clock), let thread = try? LoopThread() {
+            defer { thread.finish() }
+            return await withTaskExecutorPreference(thread) {
+                await turns(initial, pending: pending) { deadline in
+                    if let deadline, waits.reading(deadline) == nil {
+                        await inbox.wait(until: deadline, on: clock)
+                    } else {
+                        await inbox.wait(untilMonotonic: deadline.flatMap(waits.reading), on: thread)
+                    }
+                    waits.woke(deadline)
+                }
+            }
+        }
+        return await turns(initial, pending: pending) { await inbox.wait(until: $0, on: clock) }
+    }
+
+    /// The loop itself; `wait` sleeps until the deadline (nil: until input) or an input.
+    private func turns(_ initial: Controller<C.Instant>, pending: [Occurrence<C.Instant>],
+                       wait: (C.Instant?) async -> Void) async -> Controller<C.Instant> {
         var controller = initial
         var carried = pending
         // The face of the last display attempt (shown, unless a panel is offline: then
@@ -203,7 +227,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 precomputed = (deadline, ahead.face(at: deadline, wallTime: wall), ahead.status(at: deadline))
             }
             heartbeat?.waiting(until: deadline)
-            await inbox.wait(until: deadline, on: clock)
+            await wait(deadline)
         }
         return controller
     }
@@ -226,5 +250,28 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         observer.displayed(face, update: update, status: status, at: at)
         for event in update.events { observer.occurred(.display(event), at: at) }
         return at
+    }
+}
+
+/// For a `MonotonicDeadlineClock`: its instants as CLOCK_MONOTONIC readings, and its
+/// wake-up hook, typed for the loop's generic clock.
+private struct ThreadWaits<Instant>: Sendable {
+    let reading: @Sendable (Instant) -> Duration?
+    let woke: @Sendable (Instant?) -> Void
+
+    init?<C: Clock>(_ clock: C) where C.Instant == Instant {
+        guard let kernel = clock as? any MonotonicDeadlineClock,
+              let waits = Self.opened(kernel) as? ThreadWaits<Instant>,
+              waits.reading(clock.now) != nil else { return nil }
+        self = waits
+    }
+
+    private init(reading: @escaping @Sendable (Instant) -> Duration?, woke: @escaping @Sendable (Instant?) -> Void) {
+        self.reading = reading
+        self.woke = woke
+    }
+
+    private static func opened<K: MonotonicDeadlineClock>(_ clock: K) -> Any {
+        ThreadWaits<K.Instant>(reading: { clock.monotonicReading(of: $0) }, woke: { clock.loopWoke(waitingFor: $0) })
     }
 }

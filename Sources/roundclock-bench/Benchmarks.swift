@@ -16,10 +16,12 @@ extension RoundClockBenchCommand {
         @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
         @Flag(help: "Try SCHED_FIFO and 1 ns timer slack for the process's threads.") var fifo = false
         @Flag(help: "Run our loop alone, without the baselines.") var alone = false
+        @Flag(help: "Boards without power-loss checks: our loop wakes only for display changes.") var noPowerChecks = false
         func validate() throws { try checkRange(duration, "--duration", 1...86_400, unit: " s") }
         func run() async throws {
             var bench = try LatenessBench(duration: seconds(duration), load: load, fifo: fifo)
             bench.baselines = !alone
+            bench.powerChecks = !noPowerChecks
             print(try await bench.run())
         }
     }

@@ -130,7 +130,7 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(300)) async
         defer { for p in [top, frames, second] { try? FileManager.default.removeItem(atPath: p) } }
         let process = Process()
         process.executableURL = CLIRun.binary
-        process.arguments = ["run", "--simulate", "--program", "countdown:1:00", "--events", "0.1:start", "--state-dir", dir, "--frames", frames]
+        process.arguments = ["run", "--simulate", "--program", "countdown:30:00", "--events", "0.1:start", "--state-dir", dir, "--frames", frames]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -148,7 +148,7 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(300)) async
         let mask = mode_t(umaskLine.flatMap { Int($0.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022)
         var info = stat()
         #expect(stat(dir, &info) == 0 && info.st_mode & 0o777 == 0o755 & ~mask)
-        let (run, _) = try await runBounded(["run", "--simulate", "--program", "countdown:1:00", "--state-dir", dir, "--until", "0.5", "--frames", second])
+        let (run, _) = try await runBounded(["run", "--simulate", "--program", "countdown:30:00", "--state-dir", dir, "--until", "0.5", "--frames", second])
         #expect(run.status == 0 && run.stderr.contains("resumed exactly (same boot)"), "\(run.stderr)")
         #expect(try jsonLines(second).first?.object["state"] as? String == "running")
     }

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+
+/// The render loop's own thread, for the real clock: a `TaskExecutor` (SE-0417) that runs
+/// the loop's task (and, through the task's executor preference, the display actor's code
+/// it calls) and, between turns, blocks in ONE timed wait on the absolute deadline:
+/// `pthread_cond_timedwait` on a condition variable set to CLOCK_MONOTONIC
+/// (`pthread_condattr_setclock`). A display change then costs one wake-up of one thread
+/// instead of a chain (Dispatch timer thread → pool thread → loop task, sleeper task,
+/// actor hop). Button posts, other threads' jobs and cancellation signal the condition
+/// variable, so they cut the wait short.
+///
+/// All mutable state is guarded by `mutex` (a pthread mutex: the condition variable needs one).
+public final class LoopThread: TaskExecutor, @unchecked Sendable {
+    /// The thread's name (15 bytes at most), as `top -H` and /proc/PID/task/TID/comm show it.
+    public static let name = "roundclock-loop"
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var jobs: [UnownedJob] = []
+    /// The loop's pending wait, resumed at `deadline` (CLOCK_MONOTONIC) or by `interrupt()`.
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var deadline: timespec?
+    /// `interrupt()` came while nothing waited: the next wait returns at once.
+    private var interrupted = false
+    private var finishing = false
+    /// The thread is blocked on `condition`.
+    private var idle = false
+
+    /// Starts the thread.
+    public init() throws(SystemError) {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        let clockRC = pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        guard clockRC == 0 else {
+            throw SystemError(device: "render loop thread", operation: "pthread_condattr_setclock(CLOCK_MONOTONIC)", errno: clockRC)
+        }
+        do {
+            // The thread holds the executor until `serve` returns (after `finish()`).
+            try PosixThread.start(named: Self.name) { self.serve() }.detach()
+        } catch {
+            throw SystemError(device: "render loop thread", operation: "pthread_create", errno: error.errno)
+        }
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        locked { jobs.append(job) }
+    }
+
+    /// Ends the thread once its queued jobs have run (the loop's task has left it).
+    public func finish() {
+        locked { finishing = true }
+    }
+
+    /// Resumes `continuation` at `deadline` (a CLOCK_MONOTONIC reading; nil: only when
+    /// interrupted), or at once if `interrupt()` came since the last wait.
+    func wait(until deadline: Duration?, _ continuation: CheckedContinuation<Void, Never>) {
+        let now = locked { () -> Bool in
+            if interrupted {
+                interrupted = false
+                return true
+            }
+            waiter = continuation
+            self.deadline = deadline.map(Self.monotonicTimespec)
+            return false
+        }
+        if now { continuation.resume() }
+    }
+
+    /// Ends the pending wait now (a button, a command, cancellation); with none pending,
+    /// the next wait returns at once.
+    func interrupt() {
+        let resumed = locked { () -> CheckedContinuation<Void, Never>? in
+            guard let waiter else { interrupted = true; return nil }
+            self.waiter = nil
+            deadline = nil
+            return waiter
+        }
+        resumed?.resume()
+    }
+
+    /// Names the calling thread `name` by writing /proc/thread-self/comm (what
+    /// pthread_setname_np does; Glibc does not show that GNU function to Swift). Best
+    /// effort: a thread left unnamed works the same.
+    /// The thread's body: run jobs; with none, wait for one or for the deadline.
+    private func serve() {
+        pthread_mutex_lock(mutex)
+        while true {
+            if !jobs.isEmpty {
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                pthread_mutex_unlock(mutex)
+                for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                pthread_mutex_lock(mutex)
+                continue
+            }
+            if finishing { break }
+            idle = true
+            if var due = deadline {
+                if pthread_cond_timedwait(condition, mutex, &due) == ETIMEDOUT, let due = waiter {
+                    waiter = nil
+                    deadline = nil
+                    idle = false
+                    pthread_mutex_unlock(mutex)
+                    due.resume()  // enqueues the loop's task here: runs next
+                    pthread_mutex_lock(mutex)
+                }
+            } else {
+                pthread_cond_wait(condition, mutex)
+            }
+            idle = false
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Runs `body` holding the mutex, then wakes the thread if it is blocked: whatever
+    /// changed (a job, a wait, an interrupt, finishing) is for it to look at.
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        let result = body()
+        let wake = idle
+        pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(condition) }
+        return result
+    }
+
+    private static func monotonicTimespec(_ reading: Duration) -> timespec {
+        let (seconds, attoseconds) = reading.components
+        return timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    }
+}
