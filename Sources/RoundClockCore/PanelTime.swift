@@ -30,8 +30,7 @@ public enum PanelTime {
         let s = r.ceilSeconds
         if s < hoursFrom {
             var changesIn = r - Duration.wholeSeconds(s - 1)
-            let liveFrom = hundredth * 5999
-            if cadence == .live, r > liveFrom { changesIn = min(changesIn, r - liveFrom) }
+            if cadence == .live, r > hundredth * 5999 { changesIn = min(changesIn, r - hundredth * 5999) }
             return PanelReading(text: minutesSeconds(s), changesIn: changesIn)
         }
         // Age of the displayed second: how long ago the ceiling took its current value.
