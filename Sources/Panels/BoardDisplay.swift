@@ -199,13 +199,15 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     }
 
     private func readout(_ index: Int) throws(I2CError) -> PanelReadout {
-        var state = drivers[index].target
-        if readBack {
-            if let full = drivers[index].device as? DisplayReadback {
-                state = try full.readDisplayState()
-            } else if let ramOnly = drivers[index].device as? DisplayRAMReadback {
-                state.ram = try ramOnly.readDisplayRAM()
+        let state: HT16K33State
+        if readBack, let full = drivers[index].device as? DisplayReadback {
+            state = try full.readDisplayState()
+        } else {
+            var target = drivers[index].target
+            if readBack, let ramOnly = drivers[index].device as? DisplayRAMReadback {
+                target.ram = try ramOnly.readDisplayRAM()
             }
+            state = target
         }
         let spec = panels[index].spec
         let text = panels[index].codec.text(of: state.ram)
