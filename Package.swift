@@ -1,6 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Release builds of the targets on the render path export their generic bodies, so the
+/// executables specialize the render loop, controller, board display and driver for their
+/// concrete clock and device (BENCHMARKS.md "Instructions per displayed second").
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "RoundClock",
     products: [
@@ -18,20 +23,20 @@ let package = Package(
     ],
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
-        .target(name: "RoundClockCore"),
+        .target(name: "RoundClockCore", swiftSettings: crossModule),
         // Pure: the one hexadecimal formatter (I2C bytes, display RAM, U+XXXX, \u escapes). No Foundation, no C.
-        .target(name: "Hex"),
+        .target(name: "Hex", swiftSettings: crossModule),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
-        .target(name: "SegmentDisplay", dependencies: ["Hex"]),
+        .target(name: "SegmentDisplay", dependencies: ["Hex"], swiftSettings: crossModule),
         // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
         // address, transfer and errno, and errno names (periph.io conn/i2c style). No Foundation, no C.
-        .target(name: "I2C", dependencies: ["Hex"]),
+        .target(name: "I2C", dependencies: ["Hex"], swiftSettings: crossModule),
         // Pure: HT16K33 command set, shadow-RAM driver and power-loss check over an `I2CDevice`.
-        .target(name: "HT16K33", dependencies: ["Hex", "I2C"]),
+        .target(name: "HT16K33", dependencies: ["Hex", "I2C"], swiftSettings: crossModule),
         // Scripted I2C device for byte-exact driver tests (periph.io i2ctest.Playback style).
         .target(name: "I2CPlayback", dependencies: ["Hex", "I2C"]),
         // Emulated HT16K33, RAM decoding and the terminal renderer.
-        .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"]),
+        .target(name: "Simulation", dependencies: ["HT16K33", "I2C", "SegmentDisplay"], swiftSettings: crossModule),
         // The Linux platform, on swift-system: one error for every failed system call
         // (device or path, operation, `Errno`), EINTR retried in one place, files opened
         // without ever blocking, small files read, the state file replaced durably, the boot
@@ -51,12 +56,12 @@ let package = Package(
         ]),
         // The panels of a board: their specs, the board display over HT16K33 drivers (outage
         // recovery, power-loss checks), what a display commit reports.
-        .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"]),
+        .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
             "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
         .target(name: "TOML", dependencies: ["Hex"]),
         // Board files and the config file: strict TOML reading with clear errors.

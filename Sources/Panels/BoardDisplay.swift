@@ -50,17 +50,12 @@ let pausedBlink = BlinkRate.oneHertz
 /// and settings were lost) before it shows the current face. A chip that lost power
 /// between two writes fails nothing: `checkPower` finds it (see `PowerCheckSchedule`).
 public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
-    private struct Panel {
-        let spec: PanelSpec
-        var driver: HT16K33Driver<Device>
-        var offline = false
-        var failedAttempts = 0
-        /// Power checks of this panel so far.
-        var checks = 0
-        /// The error of a face this panel could not encode, until one encodes again.
-        var rejected: String?
-    }
-    private var panels: [Panel]
+    /// Everything about each panel but its driver, in board order.
+    private var panels: [BoardPanel]
+    /// The driver of each panel, in the same order: the only generic part, so that the
+    /// bookkeeping above is compiled for concrete types whatever the device (as
+    /// `HT16K33Shadow` is in the driver: issue 11).
+    private var drivers: [HT16K33Driver<Device>]
     /// Index of the panel checked last.
     private var lastChecked = -1
     /// Dimming used at start-up; each face carries its own level afterwards.
@@ -75,7 +70,8 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     /// `devices` are already open, one per panel, in the same order as `specs`.
     public init(specs: [PanelSpec], devices: sending [Device], brightness: UInt8 = 15, readBack: Bool = true,
                 powerChecks: PowerCheckSchedule? = .standard) {
-        panels = zip(specs, devices).map { Panel(spec: $0, driver: HT16K33Driver(device: $1)) }
+        panels = zip(specs, devices).map { spec, _ in BoardPanel(spec: spec) }
+        drivers = zip(specs, devices).map { _, device in HT16K33Driver(device: device) }
         self.brightness = min(brightness, 15)
         self.readBack = readBack
         self.powerChecks = powerChecks
@@ -89,7 +85,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         var events: [DisplayEvent] = []
         for index in panels.indices {
             do {
-                try panels[index].driver.start(brightness: brightness)
+                try drivers[index].start(brightness: brightness)
             } catch {
                 events.append(markOffline(index, error))
             }
@@ -99,13 +95,14 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
 
     public func show(_ face: Face) async -> DisplayUpdate {
         var update = DisplayUpdate(panels: [])
+        update.panels.reserveCapacity(panels.count)
         for index in panels.indices {
             let spec = panels[index].spec
             let panel = face[spec.role]
             do {
-                let frame = try Frame(panel.text, kind: spec.kind)
-                if panels[index].offline { try panels[index].driver.reinitialize() }
-                try panels[index].driver.commit(ram: frame.ram(), brightness: face.brightness,
+                let ram = try panels[index].codec.ram(for: panel.text)
+                if panels[index].offline { try drivers[index].reinitialize() }
+                try drivers[index].commit(ram: ram, brightness: face.brightness,
                                                 blink: panel.blinking ? pausedBlink : .off)
                 if panels[index].offline {
                     panels[index].offline = false
@@ -135,34 +132,41 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     /// `settingsEvery`-th. A transfer that fails marks the panel offline, as in `show`.
     public func checkPower() async -> DisplayUpdate {
         var update = DisplayUpdate(panels: [])
-        let next = panels.indices.map { (lastChecked + 1 + $0) % panels.count }.first { !panels[$0].offline }
+        // Plain loops, no key paths or closures over `Panel`: in this generic actor each
+        // would make the runtime build key paths and type metadata at every check (issue 11).
+        var next: Int?
+        for step in panels.indices where !panels[(lastChecked + 1 + step) % panels.count].offline {
+            next = (lastChecked + 1 + step) % panels.count
+            break
+        }
         if let schedule = powerChecks, let index = next {
             lastChecked = index
             panels[index].checks += 1
             let settingsDue = panels[index].checks % schedule.settingsEvery == 0
             do {
-                let found = try panels[index].driver.checkForPowerLoss()
+                let found = try drivers[index].checkForPowerLoss()
                 switch found {
                 case .reinitialized:
                     update.events.append(.reinitialized(panels[index].spec.role, "\(found)"))
                     update.panels.append(try readout(index))
                 case .cannotRead:
-                    if settingsDue { try panels[index].driver.reinitialize() } else { try panels[index].driver.reassertSettings() }
+                    if settingsDue { try drivers[index].reinitialize() } else { try drivers[index].reassertSettings() }
                 case .intact, .skipped, .settingsReasserted:
-                    if settingsDue { try panels[index].driver.reassertSettings() }
+                    if settingsDue { try drivers[index].reassertSettings() }
                 }
             } catch {
                 failed(index, error, into: &update)
             }
         }
-        update.offline = panels.filter(\.offline).map(\.spec.role)
+        update.offline = []
+        for index in panels.indices where panels[index].offline { update.offline.append(panels[index].spec.role) }
         update.retryAfter = retryDelay()
         return update
     }
 
     /// Gives `body` the devices, e.g. to read traffic counters of emulated chips.
     public func inspect<R: Sendable>(_ body: ([Device]) -> R) -> R {
-        body(panels.map(\.driver.device))
+        body(drivers.map { $0.device })
     }
 
     /// 0.1 s, 0.2 s, 0.4 s, 0.8 s, then 1 s.
@@ -179,7 +183,12 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
 
     /// Set while a panel is offline: the backoff of the panel failing the shortest time.
     private func retryDelay() -> Duration? {
-        panels.filter { $0.offline }.map { Self.backoff(attempts: $0.failedAttempts) }.min()
+        var shortest: Duration?
+        for index in panels.indices where panels[index].offline {
+            let delay = Self.backoff(attempts: panels[index].failedAttempts)
+            if shortest.map({ delay < $0 }) ?? true { shortest = delay }
+        }
+        return shortest
     }
 
     /// Marks panel `index` offline; the event is new only on the first failure.
@@ -190,18 +199,38 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     }
 
     private func readout(_ index: Int) throws(I2CError) -> PanelReadout {
-        let panel = panels[index]
-        var state = panel.driver.target
-        if readBack {
-            if let full = panel.driver.device as? DisplayReadback {
-                state = try full.readDisplayState()
-            } else if let ramOnly = panel.driver.device as? DisplayRAMReadback {
-                state.ram = try ramOnly.readDisplayRAM()
+        let state: HT16K33State
+        if readBack, let full = drivers[index].device as? DisplayReadback {
+            state = try full.readDisplayState()
+        } else {
+            var target = drivers[index].target
+            if readBack, let ramOnly = drivers[index].device as? DisplayRAMReadback {
+                target.ram = try ramOnly.readDisplayRAM()
             }
+            state = target
         }
-        let text = (try? Frame(ram: state.ram, kind: panel.spec.kind).text) ?? "?"
-        return PanelReadout(role: panel.spec.role, kind: panel.spec.kind, text: text, ram: state.ram,
+        let spec = panels[index].spec
+        let text = panels[index].codec.text(of: state.ram)
+        return PanelReadout(role: spec.role, kind: spec.kind, text: text, ram: state.ram,
                             brightness: state.brightness, blink: state.blink,
                             displayOn: state.displayOn)
+    }
+}
+
+/// One panel of a `BoardDisplay`, its driver apart.
+private struct BoardPanel {
+    let spec: PanelSpec
+    /// Text <-> RAM of this panel's backpack, remembering the last of each.
+    var codec: PanelCodec
+    var offline = false
+    var failedAttempts = 0
+    /// Power checks of this panel so far.
+    var checks = 0
+    /// The error of a face this panel could not encode, until one encodes again.
+    var rejected: String?
+
+    init(spec: PanelSpec) {
+        self.spec = spec
+        codec = PanelCodec(kind: spec.kind)
     }
 }

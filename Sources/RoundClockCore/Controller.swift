@@ -186,6 +186,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {
+        // No button pressed since the start: nothing to look up (every turn, issue 11).
+        guard !trackers.isEmpty else { return nil }
         var best: (button: Button, at: Instant)?
         for button in Button.allCases {
             if let at = trackers[button]?.longPressDeadline(threshold: longPress), best.map({ at < $0.at }) ?? true {
@@ -211,44 +213,99 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     /// What the panels show at `now`; `wallTime` is the local wall time at `now`.
     public func face(at now: Instant, wallTime: WallTime) -> Face {
-        var face: Face
-        if let snapshot = session.snapshot(at: now), (idleClockFrom.map { now < $0 } ?? true) {
-            face = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).face
-        } else {
-            face = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence).face
-        }
-        face.brightness = brightness.level(at: wallTime)
-        return face
+        picture(at: now, wallTime: wallTime, snapshot: session.snapshot(at: now)).face
     }
 
     /// The first instant after `now` at which the face changes by itself.
     public func nextFaceChange(after now: Instant, wallTime: WallTime) -> Instant? {
-        var candidates: [Instant?] = []
-        let idleFrom = idleClockFrom
-        if let snapshot = session.snapshot(at: now), (idleFrom.map { now < $0 } ?? true) {
-            candidates.append(FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence).changesIn.map { now.advanced(by: $0) })
-            candidates.append(idleFrom)
-        } else {
-            let next = FaceBuilder.clockFace(program: .wallClock, wallTime: wallTime, cadence: cadence).next
-            candidates.append(now.advanced(by: wallTime.duration(to: next)))
-        }
-        candidates.append(brightness.nextSwitch(after: wallTime).map { now.advanced(by: wallTime.duration(to: $0)) })
-        return candidates.compactMap { $0 }.min()
+        picture(at: now, wallTime: wallTime, snapshot: session.snapshot(at: now)).change
     }
 
     /// When the loop must wake next: a face change, a signal or a long press.
     public func nextDeadline(after now: Instant, wallTime: WallTime) -> Instant? {
-        [nextFaceChange(after: now, wallTime: wallTime), nextSignalInstant(), nextLongPress()?.at]
-            .compactMap { $0 }.min()
+        deadline(faceChange: nextFaceChange(after: now, wallTime: wallTime))
+    }
+
+    /// `face(at:wallTime:)`, `status(at:)` and `nextDeadline(after:wallTime:)` at once, from
+    /// one snapshot of the session and one face: what the render loop asks every turn
+    /// (issue 11: each of the three alone derives the snapshot again, and the deadline
+    /// builds the face again).
+    public func view(at now: Instant, wallTime: WallTime) -> ControllerView<Instant> {
+        let snapshot = session.snapshot(at: now)
+        let picture = picture(at: now, wallTime: wallTime, snapshot: snapshot)
+        return ControllerView(face: picture.face, status: status(of: snapshot),
+                              nextDeadline: deadline(faceChange: picture.change))
+    }
+
+    /// `view(at:wallTime:)` of a copy advanced to `instant` (`advance(to:)`), as the loop
+    /// precomputes the frame due at its next deadline. Without a long press pending and once
+    /// any instant was processed, advancing can only fire signals, which change neither the
+    /// face nor the status: then the view is taken from `self`, without copying the whole
+    /// controller every turn (issue 11). `nextDeadline` is that of `self` in that case.
+    public func viewAhead(at instant: Instant, wallTime: WallTime) -> ControllerView<Instant> {
+        if lastActivity != nil, nextLongPress() == nil { return view(at: instant, wallTime: wallTime) }
+        var ahead = self
+        _ = ahead.advance(to: instant)
+        return ahead.view(at: instant, wallTime: wallTime)
+    }
+
+    /// The face at `now` and the first instant after `now` at which it changes by itself;
+    /// `snapshot` is `session.snapshot(at: now)`.
+    private func picture(at now: Instant, wallTime: WallTime, snapshot: Snapshot?) -> (face: Face, change: Instant?) {
+        var face: Face
+        // Plain optionals, no array of them: called every turn of the render loop, where an
+        // `[Instant?]` costs an allocation and runtime metadata look-ups (issue 11).
+        var change: Instant?
+        let idleFrom = idleClockFrom
+        if let snapshot, (idleFrom.map { now < $0 } ?? true) {
+            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence)
+            face = built.face
+            change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
+        } else {
+            // The instant of the next change does not depend on the program (only its label).
+            let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence)
+            face = clock.face
+            change = now.advanced(by: wallTime.duration(to: clock.next))
+        }
+        face.brightness = brightness.level(at: wallTime)
+        if let switchAt = brightness.nextSwitch(after: wallTime) {
+            change = earliest(change, now.advanced(by: wallTime.duration(to: switchAt)))
+        }
+        return (face, change)
+    }
+
+    /// The earliest of `faceChange`, the next signal and the next long press.
+    private func deadline(faceChange: Instant?) -> Instant? {
+        earliest(earliest(faceChange, nextSignalInstant()), nextLongPress()?.at)
+    }
+
+    /// The earlier of two optional instants; nil only if both are.
+    private func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b < a ? b : a
     }
 
     /// State, phase and round for logs and the frames file.
     public func status(at now: Instant) -> Status {
-        guard let s = session.snapshot(at: now) else {
+        status(of: session.snapshot(at: now))
+    }
+
+    private func status(of snapshot: Snapshot?) -> Status {
+        guard let s = snapshot else {
             return Status(state: .clock, phase: .clock, round: 0, rounds: 0)
         }
         return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds)
     }
+}
+
+/// What the panels show at one instant, the session's status then, and when the loop
+/// must wake next (`Controller.view`).
+public struct ControllerView<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+    public var face: Face
+    public var status: Status
+    /// A face change, a signal or a long press; nil: nothing is due by itself.
+    public var nextDeadline: Instant?
 }
 
 /// The session's state as reported in the frames file and logs (the raw values are the

@@ -5,6 +5,12 @@ extension Duration {
     /// Attoseconds in one second.
     static let attosPerSecond: Int128 = 1_000_000_000_000_000_000
 
+    /// `seconds` whole seconds: the same as `.seconds(1) * seconds`, without the standard
+    /// library's unspecialized generic `*` (every face, issue 11).
+    static func wholeSeconds(_ seconds: Int64) -> Duration {
+        Duration(attoseconds: Int128(seconds) * attosPerSecond)
+    }
+
     /// Whole nanoseconds, truncated towards zero and clamped to `Int64`: the one
     /// Duration → nanoseconds conversion (state file, kernel timestamps, debounce).
     public var wholeNanoseconds: Int64 {

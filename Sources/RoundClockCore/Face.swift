@@ -67,7 +67,7 @@ public enum FaceBuilder {
         switch s.state {
         case .ready: phaseText = label(program.label)
         case .finished: phaseText = "DONE"
-        case .running, .paused: phaseText = s.phase.kind.rawValue.uppercased()
+        case .running, .paused: phaseText = s.phase.kind.panelText
         }
         let face = Face(
             time: PanelText(time, blinking: s.state == .paused),
@@ -111,5 +111,17 @@ public enum FaceBuilder {
     public static func label(_ text: String) -> String {
         let cut = String(text.uppercased().prefix(4))
         return cut + String(repeating: " ", count: 4 - cut.count)
+    }
+}
+
+extension PhaseKind {
+    /// The phase panel's text: the raw value in capitals, as literals (no Unicode case
+    /// mapping on every face, issue 11).
+    var panelText: String {
+        switch self {
+        case .prep: "PREP"
+        case .work: "WORK"
+        case .rest: "REST"
+        }
     }
 }

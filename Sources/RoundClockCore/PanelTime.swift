@@ -29,13 +29,12 @@ public enum PanelTime {
         }
         let s = r.ceilSeconds
         if s < hoursFrom {
-            var changesIn = r - second * (s - 1)
-            let liveFrom = hundredth * 5999
-            if cadence == .live, r > liveFrom { changesIn = min(changesIn, r - liveFrom) }
+            var changesIn = r - Duration.wholeSeconds(s - 1)
+            if cadence == .live, r > hundredth * 5999 { changesIn = min(changesIn, r - hundredth * 5999) }
             return PanelReading(text: minutesSeconds(s), changesIn: changesIn)
         }
         // Age of the displayed second: how long ago the ceiling took its current value.
-        let age = second * s - r
+        let age = Duration.wholeSeconds(s) - r
         let colon = age < halfSecond
         return PanelReading(text: hoursMinutes(r.ceilDivided(by: minute), colon: colon),
                             changesIn: colon ? halfSecond - age : second - age)
@@ -54,9 +53,9 @@ public enum PanelTime {
         }
         let s = u.floorSeconds
         if s < hoursFrom {
-            return PanelReading(text: minutesSeconds(s), changesIn: second * (s + 1) - u)
+            return PanelReading(text: minutesSeconds(s), changesIn: Duration.wholeSeconds(s + 1) - u)
         }
-        let fraction = u - second * s
+        let fraction = u - Duration.wholeSeconds(s)
         let colon = fraction < halfSecond
         return PanelReading(text: hoursMinutes(s / 60, colon: colon),
                             changesIn: colon ? halfSecond - fraction : second - fraction)
@@ -89,9 +88,10 @@ public enum PanelTime {
     public static func clock(timeOfDay: Duration) -> PanelReading {
         let t = timeOfDay.positiveRemainder(dividingBy: .seconds(86_400))
         let s = t.floorSeconds
-        let fraction = t - second * s
+        let fraction = t - Duration.wholeSeconds(s)
         let colon = fraction < halfSecond
-        let text = twoDigits(s / 3600) + (colon ? ":" : "") + twoDigits(s / 60 % 60)
+        let text = fixed(s / 3600 / 10, s / 3600 % 10, colon ? ":" : nil, s / 60 % 60 / 10, s / 60 % 10, blankZero: false)
+            ?? twoDigits(s / 3600) + (colon ? ":" : "") + twoDigits(s / 60 % 60)
         return PanelReading(text: text, changesIn: colon ? halfSecond - fraction : second - fraction)
     }
 
@@ -105,18 +105,44 @@ public enum PanelTime {
 
     static func minutesSeconds(_ seconds: Int64) -> String {
         let m = seconds / 60
-        return (m >= 10 ? String(m / 10) : " ") + String(m % 10) + ":" + twoDigits(seconds % 60)
+        return fixed(m / 10, m % 10, ":", seconds % 60 / 10, seconds % 60 % 10, blankZero: true)
+            ?? (m >= 10 ? String(m / 10) : " ") + String(m % 10) + ":" + twoDigits(seconds % 60)
     }
 
     static func hoursMinutes(_ minutes: Int64, colon: Bool) -> String {
         let m = min(minutes, maximumMinutes)
         let h = m / 60
-        return (h >= 10 ? String(h / 10) : " ") + String(h % 10) + (colon ? ":" : "") + twoDigits(m % 60)
+        return fixed(h / 10, h % 10, colon ? ":" : nil, m % 60 / 10, m % 60 % 10, blankZero: true)
+            ?? (h >= 10 ? String(h / 10) : " ") + String(h % 10) + (colon ? ":" : "") + twoDigits(m % 60)
     }
 
     static func secondsHundredths(_ hundredths: Int64) -> String {
         let s = hundredths / 100
-        return (s >= 10 ? String(s / 10) : " ") + String(s % 10) + "." + twoDigits(hundredths % 100)
+        return fixed(s / 10, s % 10, ".", hundredths % 100 / 10, hundredths % 10, blankZero: true)
+            ?? (s >= 10 ? String(s / 10) : " ") + String(s % 10) + "." + twoDigits(hundredths % 100)
+    }
+
+    /// Four digits 0...9 with `separator` (ASCII) after the second, a zero first digit
+    /// blank if `blankZero`, written in place into a small string: no concatenation, no
+    /// allocation (every face, issue 11). nil if a digit is out of 0...9 (the callers then
+    /// build the same text the long way).
+    static func fixed(_ a: Int64, _ b: Int64, _ separator: Unicode.Scalar?, _ c: Int64, _ d: Int64,
+                      blankZero: Bool) -> String? {
+        let range: ClosedRange<Int64> = 0...9
+        guard range.contains(a), range.contains(b), range.contains(c), range.contains(d) else { return nil }
+        func ascii(_ digit: Int64) -> UInt8 { UInt8(ascii: "0") + UInt8(digit) }
+        return String(unsafeUninitializedCapacity: 5) { buffer in
+            buffer[0] = a == 0 && blankZero ? UInt8(ascii: " ") : ascii(a)
+            buffer[1] = ascii(b)
+            var count = 2
+            if let separator {
+                buffer[count] = UInt8(ascii: separator)
+                count += 1
+            }
+            buffer[count] = ascii(c)
+            buffer[count + 1] = ascii(d)
+            return count + 2
+        }
     }
 
     static func twoDigits(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }

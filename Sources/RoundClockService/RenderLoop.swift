@@ -164,16 +164,19 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
             occurrences += controller.advance(to: now)
 
-            let face = controller.face(at: now, wallTime: wallTime(now))
+            // Face, status and next deadline from one snapshot and one wall time reading (the
+            // controller does not change again this turn).
+            let view = controller.view(at: now, wallTime: wallTime(now))
+            let face = view.face
             // At most one display attempt per turn: after a failed fast one, wait for the retry.
             if !attemptFailed, face != attempted || retryAt.map({ $0 <= now }) == true {
-                await attempt(face, status: controller.status(at: now))
+                await attempt(face, status: view.status)
             }
             // The power check, once due, after this turn's commit (also while a panel is offline:
             // it checks the others).
             if let due = checkDue, let interval = checkInterval, due <= now {
                 let update = await display.checkPower()
-                report(face, update: update, status: controller.status(at: now))
+                report(face, update: update, status: view.status)
                 if update.retryAfter != nil { heartbeat?.displayFailed(at: now) }
                 // A retry already pending keeps its backoff; an outage found here starts one.
                 retryAt = update.retryAfter.map { retryAt ?? now.advanced(by: $0) }
@@ -209,22 +212,19 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
 
             // When to wake: the earliest of the next picture change, signal or long
             // press, scripted input, display retry, and the stop instant.
-            let candidates: [C.Instant?] = [
-                controller.nextDeadline(after: now, wallTime: wallTime(now)),
-                nextScripted < script.count ? script[nextScripted].at : nil,
-                retryAt, stopAt,
-            ]
-            var deadline = candidates.compactMap { $0 }.min()
+            var deadline = view.nextDeadline
+            for candidate in [nextScripted < script.count ? script[nextScripted].at : nil, retryAt, stopAt] {
+                if let candidate, deadline.map({ candidate < $0 }) ?? true { deadline = candidate }
+            }
             if deadline == nil, endWhenIdle { break }
             if let due = checkDue, deadline.map({ $0 > due.advanced(by: Self.powerCheckSlack) }) ?? true {
                 deadline = min(deadline ?? due, due)
             }
             if let deadline {
                 // The frame due at the deadline, as the next turn will compute it.
-                var ahead = controller
-                _ = ahead.advance(to: deadline)
                 let wall = wallTime(now).advanced(by: now.duration(to: deadline))
-                precomputed = (deadline, ahead.face(at: deadline, wallTime: wall), ahead.status(at: deadline))
+                let due = controller.viewAhead(at: deadline, wallTime: wall)
+                precomputed = (deadline, due.face, due.status)
             }
             heartbeat?.waiting(until: deadline)
             await wait(deadline)

@@ -24,7 +24,7 @@ extension Frame {
             if point && !kind.hasDecimalPoints {
                 throw .undecodable(kind, detail: "byte \(byte) has the DP bit; \(kind) has no decimal points")
             }
-            guard let character = SevenSegmentFont.characterByBits[value & 0x7F] else {
+            guard let character = SevenSegmentFont.character(for: value & 0x7F) else {
                 throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(value, digits: 2)) is no glyph")
             }
             frame.cells[index] = Cell(character, point: point)

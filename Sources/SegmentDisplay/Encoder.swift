@@ -19,7 +19,7 @@ extension Frame {
     private func sevenSegmentRAM() -> [UInt8] {
         var ram = [UInt8](repeating: 0, count: 16)
         for (cell, byte) in zip(cells, Self.sevenSegmentDigitBytes) {
-            var bits = SevenSegmentFont.bitsByCharacter[cell.character] ?? 0
+            var bits = SevenSegmentFont.bits(for: cell.character) ?? 0
             if cell.point { bits |= SevenSegmentFont.decimalPoint }
             ram[byte] = bits
         }
@@ -30,7 +30,7 @@ extension Frame {
     private func fourteenSegmentRAM() -> [UInt8] {
         var ram = [UInt8](repeating: 0, count: 16)
         for (index, cell) in cells.enumerated() {
-            var bits = FourteenSegmentFont.bitsByCharacter[cell.character] ?? 0
+            var bits = FourteenSegmentFont.bits(for: cell.character) ?? 0
             if cell.point { bits |= FourteenSegmentFont.decimalPoint }
             ram[2 * index] = UInt8(truncatingIfNeeded: bits)
             ram[2 * index + 1] = UInt8(truncatingIfNeeded: bits >> 8)

@@ -137,4 +137,14 @@ enum FourteenSegmentFont {
         }
         return map
     }()
+
+    /// `bitsByCharacter` for the 128 ASCII characters, indexed by `asciiValue`: every
+    /// encoded character is looked up without hashing a `Character` (issue 11).
+    static let bitsByASCII: [UInt16?] = (0..<128).map { bitsByCharacter[Character(Unicode.Scalar(UInt8($0)))] }
+
+    /// `bitsByCharacter[character]`.
+    static func bits(for character: Character) -> UInt16? {
+        guard let ascii = character.asciiValue else { return bitsByCharacter[character] }
+        return bitsByASCII[Int(ascii)]
+    }
 }

@@ -76,4 +76,22 @@ enum SevenSegmentFont {
         }
         return map
     }()
+
+    /// `bitsByCharacter` for the 128 ASCII characters, indexed by `asciiValue`: every
+    /// encoded character is looked up without hashing a `Character` (issue 11).
+    static let bitsByASCII: [UInt8?] = (0..<128).map { bitsByCharacter[Character(Unicode.Scalar(UInt8($0)))] }
+
+    /// `characterByBits` for all 128 patterns of segments A...G, indexed by the pattern.
+    static let characterBySegments: [Character?] = (0..<128).map { characterByBits[UInt8($0)] }
+
+    /// `bitsByCharacter[character]`.
+    static func bits(for character: Character) -> UInt8? {
+        guard let ascii = character.asciiValue else { return bitsByCharacter[character] }
+        return bitsByASCII[Int(ascii)]
+    }
+
+    /// `characterByBits[bits]`.
+    static func character(for bits: UInt8) -> Character? {
+        bits < 0x80 ? characterBySegments[Int(bits)] : characterByBits[bits]
+    }
 }

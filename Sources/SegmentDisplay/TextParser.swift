@@ -41,7 +41,7 @@ enum TextParser {
     /// Whether the position's DP is lit, by its point or by the glyph itself.
     private static func pointLit(_ cell: Frame.Cell, kind: LayoutKind) -> Bool {
         if cell.point { return true }
-        guard kind == .seg14x4, let bits = FourteenSegmentFont.bitsByCharacter[cell.character]
+        guard kind == .seg14x4, let bits = FourteenSegmentFont.bits(for: cell.character)
         else { return false }
         return bits & FourteenSegmentFont.decimalPoint != 0
     }
@@ -52,13 +52,13 @@ enum TextParser {
     ) throws(SegmentDisplayError) -> Frame.Cell {
         switch kind {
         case .seg7x4, .bigseg7x4:
-            guard let bits = SevenSegmentFont.bitsByCharacter[character],
-                  let canonical = SevenSegmentFont.characterByBits[bits]
+            guard let bits = SevenSegmentFont.bits(for: character),
+                  let canonical = SevenSegmentFont.character(for: bits)
             else { throw .unsupportedCharacter(character, kind) }
             return Frame.Cell(canonical)
         case .seg14x4:
             if character == "!" { return Frame.Cell("1", point: true) }
-            guard let bits = FourteenSegmentFont.bitsByCharacter[character],
+            guard let bits = FourteenSegmentFont.bits(for: character),
                   let canonical = FourteenSegmentFont.characterByBits[bits]
             else { throw .unsupportedCharacter(character, kind) }
             return Frame.Cell(canonical)
