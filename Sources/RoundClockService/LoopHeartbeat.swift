@@ -31,6 +31,11 @@ public final class LoopHeartbeat<Instant: InstantProtocol & Sendable>: Sendable 
     public func committed() { state.withLock { $0.failingSince = nil } }
     public func displayFailed(at now: Instant) { state.withLock { if $0.failingSince == nil { $0.failingSince = now } } }
 
+    /// Whether the loop has begun its first turn.
+    public var hasStarted: Bool {
+        state.withLock { if case .notStarted = $0.activity { false } else { true } }
+    }
+
     /// `nil` when healthy, else why not.
     public func problem(at now: Instant) -> String? {
         let s = state.withLock { $0 }

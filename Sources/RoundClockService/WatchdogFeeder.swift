@@ -38,17 +38,30 @@ public struct WatchdogFeeder<C: Clock>: Sendable where C.Duration == Duration, C
         return true
     }
 
+    /// How often `run` looks again while the loop has not begun its first turn.
+    static var startUpRecheck: Duration { .milliseconds(50) }
+
     /// Until the task is cancelled.
     public func run() async {
-        var deadline = clock.now
+        let started = clock.now
+        var deadline = started
         var healthy = true
         while !Task.isCancelled {
-            healthy = feed(at: clock.now, wasHealthy: healthy)
-            deadline = deadline.advanced(by: interval)
             let now = clock.now
-            if deadline < now {
-                // Fell behind (suspend, stall): skip missed pings rather than burst them.
-                deadline = now.advanced(by: interval)
+            // Start-up: the loop's first turn is still to come (it starts beside this
+            // service, on a thread of its own). Neither a ping nor a warning until it has
+            // turned or `grace` has passed; look again soon.
+            if !heartbeat.hasStarted, started.duration(to: now) <= heartbeat.grace {
+                let soon = now.advanced(by: min(interval, Self.startUpRecheck))
+                do { try await clock.sleep(until: soon, tolerance: nil) } catch { return }
+                continue
+            }
+            healthy = feed(at: now, wasHealthy: healthy)
+            deadline = deadline.advanced(by: interval)
+            let after = clock.now
+            if deadline < after {
+                // Fell behind (suspend, stall, start-up): skip missed pings rather than burst them.
+                deadline = after.advanced(by: interval)
             }
             do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
         }

@@ -60,4 +60,38 @@ import Testing
         task.cancel()
         await task.value
     }
+
+    /// The loop starts beside the feeder, on its own thread: a first check before its first
+    /// turn is start-up, not a problem. No warning at each start (the journal shows it).
+    @Test func aLoopStillStartingIsNotAWarning() async throws {
+        let server = try DatagramSocket(abstract: false)
+        let log = LogLines()
+        let beat = LoopHeartbeat<ContinuousClock.Instant>(grace: .seconds(30))
+        let feeder = WatchdogFeeder(clock: ContinuousClock(), interval: .milliseconds(20), heartbeat: beat,
+                                    notifier: SystemdNotifier(socket: server.name), logger: log.logger())
+        let task = Task { await feeder.run() }
+        // Orders the loop's start after the feeder's first look (on a slow machine the feeder
+        // may look later: the test then passes as well, it never fails for timing).
+        let loop = Task { try await Task.sleep(for: .milliseconds(100)); beat.waiting(until: nil) }
+        for _ in 0..<2 { #expect(await server.receiveAsync() == "WATCHDOG=1") }
+        #expect(log.all.isEmpty, "\(log.all)")
+        task.cancel(); loop.cancel()
+        await task.value
+    }
+
+    /// A loop that never starts is still reported, once `grace` has passed.
+    @Test func aLoopThatNeverStartsIsReportedAfterTheGrace() async throws {
+        let server = try DatagramSocket(abstract: false)
+        let log = LogLines()
+        let beat = LoopHeartbeat<ContinuousClock.Instant>(grace: .milliseconds(100))
+        let feeder = WatchdogFeeder(clock: ContinuousClock(), interval: .milliseconds(20), heartbeat: beat,
+                                    notifier: SystemdNotifier(socket: server.name), logger: log.logger())
+        let task = Task { await feeder.run() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while log.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(log.all == ["warning: watchdog: not feeding: render loop not started\n"])
+        #expect(!server.hasPending(), "no ping for a loop that never turned")
+        task.cancel()
+        await task.value
+    }
 }
