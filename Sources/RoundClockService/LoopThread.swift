@@ -92,9 +92,6 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
         resumed?.resume()
     }
 
-    /// Names the calling thread `name` by writing /proc/thread-self/comm (what
-    /// pthread_setname_np does; Glibc does not show that GNU function to Swift). Best
-    /// effort: a thread left unnamed works the same.
     /// The thread's body: run jobs; with none, wait for one or for the deadline.
     private func serve() {
         pthread_mutex_lock(mutex)
