@@ -56,15 +56,13 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     /// bookkeeping above is compiled for concrete types whatever the device (as
     /// `HT16K33Shadow` is in the driver: issue 11).
     private var drivers: [HT16K33Driver<Device>]
-    /// Index of the panel checked last.
-    private var lastChecked = -1
     /// Dimming used at start-up; each face carries its own level afterwards.
     public let brightness: UInt8
     /// Read RAM back after each commit (costs a 16-byte read per commit on a real bus).
     public let readBack: Bool
     /// nil: no power checks.
     public let powerChecks: PowerCheckSchedule?
-    /// `powerChecks.panelPeriod` divided over the panels.
+    /// `powerChecks.panelPeriod`: every panel is checked at each check.
     public nonisolated let powerCheckInterval: Duration?
 
     /// `devices` are already open, one per panel, in the same order as `specs`.
@@ -75,8 +73,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         self.brightness = min(brightness, 15)
         self.readBack = readBack
         self.powerChecks = powerChecks
-        let count = min(specs.count, devices.count)
-        powerCheckInterval = count > 0 ? powerChecks.map { $0.panelPeriod / count } : nil
+        powerCheckInterval = min(specs.count, devices.count) > 0 ? powerChecks?.panelPeriod : nil
     }
 
     /// Start-up on every panel: oscillator on, RAM cleared, display on, dimming. A panel
@@ -125,43 +122,44 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
         return update
     }
 
-    /// One power check of the next answering panel in rotation (`PowerCheckSchedule`):
-    /// a read-back of one RAM byte, re-initialising the chip on a mismatch; every
-    /// `settingsEvery`-th check of a panel also re-sends its settings. A device that cannot
-    /// read gets its settings re-sent at every check and a full rewrite every
-    /// `settingsEvery`-th. A transfer that fails marks the panel offline, as in `show`.
+    /// One power check of every answering panel (`PowerCheckSchedule`): a read-back of one
+    /// RAM byte each, re-initialising a chip on a mismatch; every `settingsEvery`-th check of
+    /// a panel also re-sends its settings. A device that cannot read gets its settings
+    /// re-sent at every check and a full rewrite every `settingsEvery`-th. A transfer that
+    /// fails marks the panel offline, as in `show`.
     public func checkPower() async -> DisplayUpdate {
         var update = DisplayUpdate(panels: [])
         // Plain loops, no key paths or closures over `Panel`: in this generic actor each
         // would make the runtime build key paths and type metadata at every check (issue 11).
-        var next: Int?
-        for step in panels.indices where !panels[(lastChecked + 1 + step) % panels.count].offline {
-            next = (lastChecked + 1 + step) % panels.count
-            break
-        }
-        if let schedule = powerChecks, let index = next {
-            lastChecked = index
-            panels[index].checks += 1
-            let settingsDue = panels[index].checks % schedule.settingsEvery == 0
-            do {
-                let found = try drivers[index].checkForPowerLoss()
-                switch found {
-                case .reinitialized:
-                    update.events.append(.reinitialized(panels[index].spec.role, "\(found)"))
-                    update.panels.append(try readout(index))
-                case .cannotRead:
-                    if settingsDue { try drivers[index].reinitialize() } else { try drivers[index].reassertSettings() }
-                case .intact, .skipped, .settingsReasserted:
-                    if settingsDue { try drivers[index].reassertSettings() }
-                }
-            } catch {
-                failed(index, error, into: &update)
+        if let schedule = powerChecks {
+            for index in panels.indices where !panels[index].offline {
+                check(index, settingsDue: schedule.settingsEvery, into: &update)
             }
         }
         update.offline = []
         for index in panels.indices where panels[index].offline { update.offline.append(panels[index].spec.role) }
         update.retryAfter = retryDelay()
         return update
+    }
+
+    /// The power check of panel `index` (see `checkPower`).
+    private func check(_ index: Int, settingsDue every: Int, into update: inout DisplayUpdate) {
+        panels[index].checks += 1
+        let settingsDue = panels[index].checks % every == 0
+        do {
+            let found = try drivers[index].checkForPowerLoss()
+            switch found {
+            case .reinitialized:
+                update.events.append(.reinitialized(panels[index].spec.role, "\(found)"))
+                update.panels.append(try readout(index))
+            case .cannotRead:
+                if settingsDue { try drivers[index].reinitialize() } else { try drivers[index].reassertSettings() }
+            case .intact, .skipped, .settingsReasserted:
+                if settingsDue { try drivers[index].reassertSettings() }
+            }
+        } catch {
+            failed(index, error, into: &update)
+        }
     }
 
     /// Gives `body` the devices, e.g. to read traffic counters of emulated chips.

@@ -59,13 +59,14 @@ extension FaceDisplay {
 }
 
 /// How `BoardDisplay` looks for chips that lost power between two writes (no transfer
-/// failed, so nothing else notices): one panel per check, in rotation, so each panel is
-/// checked every `panelPeriod`; the render loop runs a check at most
-/// `RenderLoop.powerCheckSlack` (0.1 s) late, riding on a display commit, so a chip is
-/// found and fully re-initialised at most 1.85 + 0.1 s after it answers again (one check
-/// later, 3.8 s, in the 1 in 256 case where the garbage byte read equals the one written).
+/// failed, so nothing else notices): every panel is checked in one go, at least every
+/// `panelPeriod`. The render loop runs the check on the last wake-up before it falls due
+/// (riding on a display commit, so a running clock wakes for no check of its own) or wakes
+/// for it exactly when due, so a chip is found and fully re-initialised at most
+/// `panelPeriod` (2 s) after it answers again (one check later, 4 s, in the 1 in 256 case
+/// where the garbage byte read equals the one written).
 public struct PowerCheckSchedule: Sendable, Hashable {
-    /// Time between two checks of the same panel.
+    /// Longest time between two checks of the same panel.
     public var panelPeriod: Duration
     /// Every `settingsEvery`-th check of a panel also re-sends its write-only settings
     /// (a brown-out that reset them but kept RAM); on a device that cannot read, every
@@ -75,8 +76,9 @@ public struct PowerCheckSchedule: Sendable, Hashable {
         self.panelPeriod = panelPeriod
         self.settingsEvery = max(1, settingsEvery)
     }
-    /// 1.85 s per panel, settings about every two minutes (64 × 1.85 s = 118.4 s). On the
-    /// 3-panel simulator board: 3.24 bytes/s of reads (a check is 2 bytes) plus about
-    /// 0.16 bytes/s of settings (README "Measured").
-    public static let standard = PowerCheckSchedule(panelPeriod: .milliseconds(1850), settingsEvery: 64)
+    /// 2 s per panel, settings about every two minutes (60 × 2 s). While the time changes
+    /// every second the checks ride on every second change; on the 3-panel simulator board
+    /// 3 bytes/s of reads (a check is 2 bytes per panel) plus 0.15 bytes/s of settings
+    /// (README "Measured").
+    public static let standard = PowerCheckSchedule(panelPeriod: .seconds(2), settingsEvery: 60)
 }

@@ -12,13 +12,12 @@ import Platform
 /// actor hop). Button posts, other threads' jobs and cancellation signal the condition
 /// variable, so they cut the wait short.
 ///
-/// All mutable state is guarded by `mutex` (a pthread mutex: the condition variable needs one).
+/// All mutable state is guarded by `condition`'s mutex.
 public final class LoopThread: TaskExecutor, @unchecked Sendable {
     /// The thread's name (15 bytes at most), as `top -H` and /proc/PID/task/TID/comm show it.
     public static let name = "roundclock-loop"
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let condition: MonotonicCondition
     private var jobs: [UnownedJob] = []
     /// The loop's pending wait, resumed at `deadline` (CLOCK_MONOTONIC) or by `interrupt()`.
     private var waiter: CheckedContinuation<Void, Never>?
@@ -31,28 +30,13 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
 
     /// Starts the thread.
     public init() throws(SystemError) {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        let clockRC = pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-        guard clockRC == 0 else {
-            throw SystemError(device: "render loop thread", operation: "pthread_condattr_setclock(CLOCK_MONOTONIC)", errno: clockRC)
-        }
+        condition = try MonotonicCondition(owner: "render loop thread")
         do {
             // The thread holds the executor until `serve` returns (after `finish()`).
             try PosixThread.start(named: Self.name) { self.serve() }.detach()
         } catch {
             throw SystemError(device: "render loop thread", operation: "pthread_create", errno: error.errno)
         }
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -74,7 +58,7 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
                 return true
             }
             waiter = continuation
-            self.deadline = deadline.map(Self.monotonicTimespec)
+            self.deadline = deadline.map(MonotonicCondition.timespec)
             return false
         }
         if now { continuation.resume() }
@@ -94,48 +78,39 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
 
     /// The thread's body: run jobs; with none, wait for one or for the deadline.
     private func serve() {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         while true {
             if !jobs.isEmpty {
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
-                pthread_mutex_unlock(mutex)
+                condition.unlock()
                 for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
-                pthread_mutex_lock(mutex)
+                condition.lock()
                 continue
             }
             if finishing { break }
             idle = true
-            if var due = deadline {
-                if pthread_cond_timedwait(condition, mutex, &due) == ETIMEDOUT, let due = waiter {
-                    waiter = nil
-                    deadline = nil
-                    idle = false
-                    pthread_mutex_unlock(mutex)
-                    due.resume()  // enqueues the loop's task here: runs next
-                    pthread_mutex_lock(mutex)
-                }
-            } else {
-                pthread_cond_wait(condition, mutex)
+            if condition.wait(until: deadline), let due = waiter {
+                waiter = nil
+                deadline = nil
+                idle = false
+                condition.unlock()
+                due.resume()  // enqueues the loop's task here: runs next
+                condition.lock()
             }
             idle = false
         }
-        pthread_mutex_unlock(mutex)
+        condition.unlock()
     }
 
     /// Runs `body` holding the mutex, then wakes the thread if it is blocked: whatever
     /// changed (a job, a wait, an interrupt, finishing) is for it to look at.
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         let result = body()
         let wake = idle
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        condition.unlock()
+        if wake { condition.signal() }
         return result
-    }
-
-    private static func monotonicTimespec(_ reading: Duration) -> timespec {
-        let (seconds, attoseconds) = reading.components
-        return timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
     }
 }

@@ -38,10 +38,12 @@ public enum StopCondition<Instant: Sendable>: Sendable {
 /// picture next changes, and sleep until that absolute deadline. It never counts ticks
 /// and never sleeps for a relative amount, so a late wake-up corrects itself.
 ///
-/// The display's power checks (`FaceDisplay.checkPower`, every `powerCheckInterval` on
-/// the same clock, in every state) run after the turn's commit, so they never delay one:
-/// a check due at most `powerCheckSlack` before the next wake-up rides on that turn,
-/// else the loop wakes for it. They are display attempts like commits (offline/online
+/// The display's power checks (`FaceDisplay.checkPower`, at least every
+/// `powerCheckInterval` on the same clock, in every state) run after the turn's commit, so
+/// they never delay one, and ride on display changes: a turn whose next wake-up comes after
+/// the check falls due runs it early, at once; only when no wake-up comes before it does the
+/// loop wake for the check itself. So while the picture changes at least every interval a
+/// check costs no wake-up of its own. They are display attempts like commits (offline/online
 /// events, retries, the watchdog's display health), but never keep a script from ending.
 public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable, C: Sendable {
     public let clock: C
@@ -82,10 +84,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         self.sessionChanged = sessionChanged
         self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
-
-    /// How late a power check may run to share a wake-up with a commit (`PowerCheckSchedule`
-    /// counts it in its 2 s promise).
-    public static var powerCheckSlack: Duration { .milliseconds(100) }
 
     /// Runs until the stop condition or task cancellation; returns the final controller.
     /// `pending`: what the caller's own commands on `initial` produced before the loop
@@ -172,18 +170,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             if !attemptFailed, face != attempted || retryAt.map({ $0 <= now }) == true {
                 await attempt(face, status: view.status)
             }
-            // The power check, once due, after this turn's commit (also while a panel is offline:
-            // it checks the others).
-            if let due = checkDue, let interval = checkInterval, due <= now {
-                let update = await display.checkPower()
-                report(face, update: update, status: view.status)
-                if update.retryAfter != nil { heartbeat?.displayFailed(at: now) }
-                // A retry already pending keeps its backoff; an outage found here starts one.
-                retryAt = update.retryAfter.map { retryAt ?? now.advanced(by: $0) }
-                // On the grid of due instants, so riding on commits never adds up.
-                let next = due.advanced(by: interval)
-                checkDue = next > now ? next : now.advanced(by: interval)
-            }
             let reportAt = attemptedAt ?? start.duration(to: now)
             var changed = false
             for occurrence in occurrences {
@@ -217,9 +203,27 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 if let candidate, deadline.map({ candidate < $0 }) ?? true { deadline = candidate }
             }
             if deadline == nil, endWhenIdle { break }
-            if let due = checkDue, deadline.map({ $0 > due.advanced(by: Self.powerCheckSlack) }) ?? true {
-                deadline = min(deadline ?? due, due)
+            // The power check, after this turn's commit (also while a panel is offline: it
+            // checks the others): now if it is due, or early if the next wake-up comes after
+            // it falls due but within an interval (so this turn carries it and no wake-up of
+            // its own is needed); else the loop wakes for it when it is due.
+            if let due = checkDue, let interval = checkInterval,
+               due <= now || deadline.map({ due < $0 && $0 <= now.advanced(by: interval) }) == true {
+                let update = await display.checkPower()
+                report(face, update: update, status: view.status)
+                if let retry = update.retryAfter {
+                    heartbeat?.displayFailed(at: now)
+                    // A retry already pending keeps its backoff; an outage found here starts one.
+                    let at = retryAt ?? now.advanced(by: retry)
+                    retryAt = at
+                    deadline = min(deadline ?? at, at)
+                } else {
+                    retryAt = nil
+                }
+                // From this check, so an early one never stretches the gap to the next.
+                checkDue = now.advanced(by: interval)
             }
+            if let due = checkDue, deadline.map({ due < $0 }) ?? true { deadline = due }
             if let deadline {
                 // The frame due at the deadline, as the next turn will compute it.
                 let wall = wallTime(now).advanced(by: now.duration(to: deadline))

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CommandLineSupport
+import Dispatch
 import Platform
+import RoundClockService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +11,26 @@ import Glibc
 /// the `roundclock` binary that ships to the Pi does not carry them (as swift-nio ships its
 /// performance tester apart from the library).
 @main
+enum BenchEntry {
+    /// Synchronous, as `roundclock`'s entry: the runs that stand for the `run` process
+    /// (`lateness --alone`, `cost`) first make one thread of ours Swift's global executor
+    /// as `run` does (`ConcurrencyTakeover`), so that their process-wide counts are the
+    /// service's; the side-by-side runs keep Swift's own pool for the baselines.
+    static func main() {
+        // Output piped into a reader that went away (`| head`) is a write error, not a kill.
+        signal(SIGPIPE, SIG_IGN)
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "cost" || (arguments.first == "lateness" && arguments.contains("--alone")) {
+            ConcurrencyTakeover.install()
+        }
+        Task {
+            await RoundClockBenchCommand.main()
+            exit(0)
+        }
+        dispatchMain()
+    }
+}
+
 struct RoundClockBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundclock-bench",
@@ -17,8 +39,6 @@ struct RoundClockBenchCommand: AsyncParsableCommand {
 
     /// One line on stderr for a usage or run error, exit statuses as README's "Exit codes".
     static func main() async {
-        // Output piped into a reader that went away (`| head`) is a write error, not a kill.
-        signal(SIGPIPE, SIG_IGN)
         await mainWithOneLineErrors(printError: printError)
     }
 }

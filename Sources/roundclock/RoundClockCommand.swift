@@ -11,7 +11,10 @@ import Glibc
 /// anything else happens: an async `main` first parks the main thread in libdispatch's
 /// `dispatch_main`, whose sigsuspend(2) with an empty mask takes any pending signal by its
 /// default disposition before the first line of Swift code runs. Then the async command
-/// runs on the main queue, as an async `main` would.
+/// runs as a task on the global executor; for `run` that is one thread of ours
+/// (`ConcurrencyTakeover`), so libdispatch never starts its worker pool and the pool
+/// monitor's once-a-second wake-up with it. Nothing here runs on the main actor: after
+/// `dispatchMain` its queue would be drained by that pool.
 @main
 enum Entry {
     static func main() {
@@ -23,8 +26,9 @@ enum Entry {
                 printError("\(error)")
                 exit(ExitStatus.software)
             }
+            ConcurrencyTakeover.install()
         }
-        Task { @MainActor in
+        Task {
             await RoundClockCommand.main()
             exit(0)
         }

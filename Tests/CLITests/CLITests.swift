@@ -117,10 +117,11 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         let perSecond = try #require(traffic.firstMatch(of: /in ([0-9]+) transactions = ([0-9.]+) bytes and [0-9.]+ transactions per displayed second \(2831 time changes\), power-loss checks included: ([0-9]+) reads/))
         #expect(try #require(Double(perSecond.2)) <= 6, "\(traffic)")
         let reads = try #require(Int(perSecond.3))
-        #expect(reads > 2830 * 3 / 2, "each of the 3 panels checked at least every 2 s: \(traffic)")
+        // Each panel's first check reads nothing (every byte was written since start-up).
+        #expect(reads >= 2830 * 3 / 2 - 3, "each of the 3 panels checked at least every 2 s: \(traffic)")
         let writes = try #require(Int(perSecond.1)) - reads
         // About one write per displayed second, plus the settings some checks re-send
-        // (3 send-bytes, when no RAM byte could tell, and every 64th check of a panel).
+        // (3 send-bytes, when no RAM byte could tell, and every 60th check of a panel).
         #expect(Double(writes) / 2831 < 1.25, "about one write per displayed second: \(traffic)")
         #expect(run.stdout.contains("simulated boxing for 2831.000 s"))
     }

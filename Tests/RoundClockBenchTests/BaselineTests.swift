@@ -70,9 +70,9 @@ import Testing
         await loop.run(controller)
         let timeline = Timeline(program: program, horizon: .seconds(5))
         #expect(timeline.lateness(of: log.all).map(\.lateness) == Array(repeating: .zero, count: 6))
-        // 5 changes; power checks every 1.85 s / 3 panels wake the loop too, at 0.62, 1.23,
-        // 1.85, 2.47, 3.08, 3.7 and 4.32 s; the one due at 4.93 s rides on the stop at 5 s.
-        #expect(clock.wakeUps == 5 + 7 && clock.overshoot.allSatisfy { $0 == .zero })
+        // 5 changes, and no wake-up for the power checks (every 2 s, all panels): they ride
+        // on the changes at 2 and 4 s.
+        #expect(clock.wakeUps == 5 && clock.overshoot.allSatisfy { $0 == .zero })
     }
 
     @Test func virtualDriftOfAWholeBoxingSession() async throws {

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+
+/// A pthread mutex with a condition variable that waits on CLOCK_MONOTONIC deadlines
+/// (`pthread_condattr_setclock`): the one blocking primitive of the threads that run Swift
+/// jobs outside libdispatch (`LoopThread`, `ProcessJobThread`).
+final class MonotonicCondition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    /// `owner` names the thread in the error (e.g. "render loop thread").
+    init(owner: String) throws(SystemError) {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        let clockRC = pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        guard clockRC == 0 else {
+            throw SystemError(device: owner, operation: "pthread_condattr_setclock(CLOCK_MONOTONIC)", errno: clockRC)
+        }
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Wakes the waiting thread (call after `unlock`).
+    func signal() { pthread_cond_signal(condition) }
+
+    /// With the mutex held: blocks until signalled or until `deadline` (a CLOCK_MONOTONIC
+    /// reading; nil: no deadline). True when the deadline passed.
+    func wait(until deadline: timespec?) -> Bool {
+        guard var due = deadline else {
+            pthread_cond_wait(condition, mutex)
+            return false
+        }
+        return pthread_cond_timedwait(condition, mutex, &due) == ETIMEDOUT
+    }
+
+    /// A CLOCK_MONOTONIC reading as the `timespec` that `wait(until:)` takes.
+    static func timespec(_ reading: Duration) -> Glibc.timespec {
+        let (seconds, attoseconds) = reading.components
+        return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    }
+}
