@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// The `run` process while counting: one wake-up of one thread per display change (issue
+/// 11). Its threads and their voluntary context switches (proc(5) /proc/PID/task/TID/status,
+/// `voluntary_ctxt_switches`: the thread blocked, e.g. to sleep; involuntary ones depend on
+/// the machine's load and are not counted here), over a window of counting.
+@Suite(.serialized) struct ProcessThreadsTests {
+    struct ThreadSample: Equatable {
+        var name: String
+        var voluntary: Int
+    }
+
+    /// Every thread of `pid`: TID → name and voluntary switches so far.
+    func sample(_ pid: Int32) throws -> [String: ThreadSample] {
+        var threads: [String: ThreadSample] = [:]
+        for tid in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8),
+                  let name = status.split(separator: "\n").first(where: { $0.hasPrefix("Name:") })?.dropFirst(5),
+                  let voluntary = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") })?
+                      .split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            else { continue }
+            threads[tid] = ThreadSample(name: name.trimmingCharacters(in: .whitespaces), voluntary: voluntary)
+        }
+        return threads
+    }
+
+    @Test func whileCountingOnlyTheLoopThreadWakesOncePerChange() async throws {
+        let frames = temporaryFile("threads.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let process = Process()
+        process.executableURL = CLIRun.binary
+        process.arguments = ["run", "--simulate", "--program", "countdown:5:00", "--events", "0:start", "--frames", frames, "--until", "120"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate() }
+        // A window of at least 6 displayed seconds, from the 2nd change on (start-up done).
+        func frameShown(_ text: String) async throws -> Date? {
+            let deadline = Date().addingTimeInterval(90)
+            while Date() < deadline {
+                if ((try? jsonLines(frames)) ?? []).contains(where: { $0.object["text"] as? String == text }) { return Date() }
+                try await Task.sleep(for: .seconds(0.05))
+            }
+            return nil
+        }
+        let first = try #require(try await frameShown(" 4:58"), "the countdown runs")
+        let before = try sample(process.processIdentifier)
+        let last = try #require(try await frameShown(" 4:52"), "the countdown goes on")
+        let after = try sample(process.processIdentifier)
+        let seconds = last.timeIntervalSince(first)
+        let names = Set(after.values.map(\.name))
+        #expect(names.contains("roundclock-loop") && names.contains("roundclock-jobs"), "\(names)")
+        var loop = 0, others = 0
+        for (tid, now) in after {
+            let switches = now.voluntary - (before[tid]?.voluntary ?? 0)
+            if now.name == "roundclock-loop" { loop += switches } else { others += switches }
+        }
+        // The loop thread blocks once per change (6 changes, the window's edges give or take
+        // one); no other thread blocks at all: libdispatch's pool monitor, which woke its
+        // manager thread every second, never started.
+        #expect(loop >= 5 && loop <= 8, "loop thread: \(loop) voluntary switches in \(seconds) s")
+        #expect(others <= 1, "other threads: \(others) voluntary switches in \(seconds) s: \(after)")
+    }
+}
