@@ -1,3 +1,4 @@
+import I2C
 import RoundClockCore
 
 /// A panel went dark (its chip stopped answering) or came back; a power-loss check found
@@ -81,4 +82,22 @@ public struct PowerCheckSchedule: Sendable, Hashable {
     /// 3 bytes/s of reads (a check is 2 bytes per panel) plus 0.15 bytes/s of settings
     /// (README "Measured").
     public static let standard = PowerCheckSchedule(panelPeriod: .seconds(2), settingsEvery: 60)
+}
+
+/// A `BoardDisplay` of one concrete device type, as a `FaceDisplay`: each executable names
+/// its boards in one line (`struct EmulatedBoard: ConcreteBoard { let board:
+/// BoardDisplay<EmulatedHT16K33> }`), so the render loop's calls through `any FaceDisplay`
+/// reach code specialized for that device (cross-module optimization) rather than
+/// `BoardDisplay<Device>`'s generic witnesses, which looked up type metadata on every call
+/// (callgrind, issue 11).
+public protocol ConcreteBoard: FaceDisplay {
+    associatedtype Device: I2CDevice
+    var board: BoardDisplay<Device> { get }
+    init(board: BoardDisplay<Device>)
+}
+
+extension ConcreteBoard {
+    public func show(_ face: Face) async -> DisplayUpdate { await board.show(face) }
+    public var powerCheckInterval: Duration? { board.powerCheckInterval }
+    public func checkPower() async -> DisplayUpdate { await board.checkPower() }
 }

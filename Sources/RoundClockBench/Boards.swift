@@ -24,6 +24,13 @@ public enum BenchBoard {
     }
 }
 
+/// The bench's board as the render loop sees it: a `ConcreteBoard`, so its display calls
+/// run code specialized for the emulated chip, as in `roundclock`.
+public struct EmulatedBenchBoard: ConcreteBoard {
+    public let board: BoardDisplay<EmulatedHT16K33>
+    public init(board: BoardDisplay<EmulatedHT16K33>) { self.board = board }
+}
+
 /// An emulated chip refused the start-up sequence: a bug, reported rather than measured.
 public struct BenchBoardError: Error, CustomStringConvertible {
     public let event: DisplayEvent

@@ -44,7 +44,7 @@ public struct ButtonBench: Sendable {
         var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(3600)))
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: board, observer: log,
+        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: log,
                               wallTime: { _ in wall }, stop: .never)
         let edges = EdgeLog()
         let reader = try gpioSim.map { sim throws(SystemError) -> ButtonReader in

@@ -64,9 +64,9 @@ public struct LatenessBench: Sendable {
         var controller = Controller<ContinuousClock.Instant>(program: program)
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, display: ours, observer: oursLog, wallTime: { _ in wall }, stop: .at(end))
-        let refresh = RefreshLoop(clock: plain, anchor: anchor, program: program, display: boardA)
-        let ticker = TickCounter(clock: plain, anchor: anchor, timeline: timeline, display: boardB, stall: (stallTick, stall))
+        let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: ours), observer: oursLog, wallTime: { _ in wall }, stop: .at(end))
+        let refresh = RefreshLoop(clock: plain, anchor: anchor, program: program, display: EmulatedBenchBoard(board: boardA))
+        let ticker = TickCounter(clock: plain, anchor: anchor, timeline: timeline, display: EmulatedBenchBoard(board: boardB), stall: (stallTick, stall))
 
         let withBaselines = baselines
         async let a = withBaselines ? refresh.run(until: end, log: logA) : 0

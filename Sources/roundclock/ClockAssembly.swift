@@ -67,7 +67,9 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
 
     /// Builds and starts the display over `devices` (one per panel, in the board's order;
     /// `readBack`: read each panel's RAM back after a commit), then the controller and the loop.
-    func assemble<Device: I2CDevice>(devices: sending [Device], readBack: Bool) async -> Assembled<Device> {
+    /// The loop sees the display as `Board` (`ConcreteBoard`), so its calls run code
+    /// specialized for the device.
+    func assemble<Board: ConcreteBoard>(_: Board.Type, devices: sending [Board.Device], readBack: Bool) async -> Assembled<Board.Device> {
         let wallTime = SimulatedWallTime.source(start: start, startWall: startWall, virtual: virtual)
         let display = BoardDisplay(specs: board.panels, devices: devices,
                                    brightness: config.brightness.level(at: wallTime(start)), readBack: readBack)
@@ -83,7 +85,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
             { @Sendable (session: Session<C.Instant>, _: C.Instant) in _ = saver.save(session, at: clock.now) }
         }
         let loop = RenderLoop<C>(
-            clock: clock, start: start, inbox: inbox, display: display, observer: Observers(members: observers),
+            clock: clock, start: start, inbox: inbox, display: Board(board: display), observer: Observers(members: observers),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
             script: presses.flatMap { $0.edges(from: start) },
             heartbeat: heartbeat, sessionChanged: saveOnChange)

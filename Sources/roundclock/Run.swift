@@ -3,6 +3,7 @@ import CommandLineSupport
 import I2C
 import LinuxHardware
 import Logging
+import Panels
 import Platform
 import RoundClockConfig
 import RoundClockCore
@@ -83,7 +84,7 @@ struct Run: AsyncParsableCommand {
             printError("\(error)")
             throw ExitCode(ExitStatus.unavailable)
         }
-        try await serve(setup, clock: clock, start: start, devices: devices, readBack: session.frames != nil,
+        try await serve(setup, clock: clock, start: start, board: HardwareBoard.self, devices: devices, readBack: session.frames != nil,
                         hardware: hardware, inbox: inbox, logger: logger)
     }
 
@@ -91,7 +92,7 @@ struct Run: AsyncParsableCommand {
     /// on `clock` (real or virtual time); everything else is `serve`, as on hardware.
     private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, logger: Logger) async throws
     where C.Duration == Duration, C.Instant: Sendable {
-        try await serve(setup, clock: clock, start: clock.now, devices: setup.board.emulatedChips(), readBack: true,
+        try await serve(setup, clock: clock, start: clock.now, board: EmulatedBoard.self, devices: setup.board.emulatedChips(), readBack: true,
                         hardware: nil, inbox: ButtonInbox(), logger: logger)
     }
 
@@ -99,8 +100,8 @@ struct Run: AsyncParsableCommand {
     /// controller, observers, render loop) and run with the buttons, the buzzer, the
     /// watchdog and the shutdown picture in one service group, on hardware, in simulation
     /// and in virtual time alike.
-    private func serve<C: Clock & Sendable, Device: I2CDevice>(
-        _ setup: Setup, clock: C, start: C.Instant, devices: sending [Device], readBack: Bool,
+    private func serve<C: Clock & Sendable, Board: ConcreteBoard>(
+        _ setup: Setup, clock: C, start: C.Instant, board: Board.Type, devices: sending [Board.Device], readBack: Bool,
         hardware: Hardware?, inbox: ButtonInbox<C.Instant>, logger: Logger
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
         let notifier = SystemdNotifier.fromEnvironment()
@@ -117,7 +118,7 @@ struct Run: AsyncParsableCommand {
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
             persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
             reportStartupEvent: { logger.error("\($0)") })
-        let assembled = await assembly.assemble(devices: devices, readBack: readBack)
+        let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (loop, saver) = (assembled.loop, assembled.saver)
         let onShutdown = setup.config.onShutdown
         let render = RenderService<C>(loop: loop, controller: assembled.controller) { final in

@@ -33,7 +33,7 @@ struct SimulationPlan {
             presses: presses, stop: stop(from: start), observers: members, autostart: autostart,
             reportStartupEvent: { printError("\($0)") })
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
-        let assembled = await assembly.assemble(devices: board.emulatedChips(), readBack: true)
+        let assembled = await assembly.assemble(EmulatedBoard.self, devices: board.emulatedChips(), readBack: true)
         let display = assembled.display
         let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
         let final = await assembled.loop.run(assembled.controller, pending: assembled.pending)
