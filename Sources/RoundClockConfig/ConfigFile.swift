@@ -82,6 +82,11 @@ extension Config {
             guard !reservedNames.contains(name) else {
                 throw table.fail(name, "\"\(name)\" is a preset name; pick another name (reserved: \(reservedNames.joined(separator: ", ")))")
             }
+            if table.peek(name)?.table != nil {
+                guard var structured = try table.table(name) else { continue }
+                out.append(try StructuredProgram.read(name: name, &structured))
+                continue
+            }
             let spec = try table.requiredString(name)
             let parsed: Program
             do { parsed = try ProgramSpec.parse(spec) } catch { throw table.fail(name, error.description) }
@@ -113,9 +118,10 @@ extension Config {
             throw table.fail(key, "\(ms) ms (\(index % 2 == 0 ? "on" : "off") time \(index / 2 + 1)) is out of range; each on/off time is 10 to 5000 ms")
         }
         let total = values.reduce(0, +)
-        let limit = signal == .prepTick ? 900 : 5000
+        let isTick = signal == .prepTick || signal == .tick
+        let limit = isTick ? 900 : 5000
         guard total <= limit else {
-            let why = signal == .prepTick ? " (prep ticks come 1 s apart)" : ""
+            let why = signal == .prepTick ? " (prep ticks come 1 s apart)" : isTick ? " (ticks come 1 s apart)" : ""
             throw table.fail(key, "the pattern lasts \(total) ms; at most \(limit) ms allowed\(why)")
         }
         return values.map { .milliseconds($0) }

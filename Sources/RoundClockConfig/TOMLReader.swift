@@ -112,6 +112,9 @@ struct TOMLReader {
         return out
     }
 
+    /// The value of `key` without reading it (choosing how to read a `[programs]` entry).
+    func peek(_ key: String) -> TOMLValue? { table[key] }
+
     /// Every key of this table, sorted, marked as used (a table of free-form names).
     mutating func claimAllKeys() -> [String] {
         let keys = table.keys.sorted()

@@ -8,7 +8,12 @@ public enum Occurrence<Instant: InstantProtocol & Sendable>: Sendable, Hashable 
 
 /// Commands, from buttons or elsewhere; logged as `Action`s when they change something.
 public enum Action: Sendable, Hashable, CustomStringConvertible {
-    case start, resume, restart, pause, reset, skip
+    case start, resume, restart, pause, reset
+    /// To the start of the next phase (MODE held while running or paused; the remote's `skip`).
+    case skip
+    /// A completed round counted (MODE while an AMRAP's work phase runs; the round panel
+    /// shows the count).
+    case countRound
     case program(String)
     public var description: String {
         switch self {
@@ -18,6 +23,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
         case .pause: "pause"
         case .reset: "reset"
         case .skip: "skip"
+        case .countRound: "round counted"
         case .program(let name): "program \(name)"
         }
     }
@@ -44,6 +50,11 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     private var lastActivity: Instant?
     private var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
+    /// MODE went down while running or paused: held, it skips; released early in an AMRAP
+    /// work phase, it counts a round. Decided at press-down, like STOP.
+    private var modePressedWhileActive = false
+    /// Rounds counted with MODE in this session (AMRAP); back to 0 on start, reset, program.
+    public private(set) var countedRounds = 0
     /// Index into `program.signals` of the next signal to fire.
     private var signalCursor = 0
     /// Latest instant processed; events before it are treated as happening at it.
@@ -73,8 +84,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var tracker = trackers[event.button] ?? ButtonTracker()
         switch event.edge {
         case .release:
+            let early = tracker.pressedAt != nil && !tracker.longPressFired
             tracker.release()
             trackers[event.button] = tracker
+            if early, event.button == .mode { out += modeReleasedEarly(at: at) }
         case .press:
             let isNew = tracker.press(at: at)
             trackers[event.button] = tracker
@@ -112,15 +125,20 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         switch action {
         case .start, .restart:
             changed = session.start(at: now)
-            if changed, state != .paused { signalCursor = 0 }
+            if changed, state != .paused { signalCursor = 0; countedRounds = 0 }
         case .resume: changed = session.resume(at: now)
         case .pause: changed = session.pause(at: now)
         case .reset:
             changed = session.reset()
             signalCursor = 0
+            countedRounds = 0
         case .skip:
             changed = session.skipPhase(at: now)
             if changed { signalCursor = program.firstSignalIndex(atOrAfter: session.elapsed(at: now)) }
+        case .countRound:
+            changed = program.countsRounds && session.state(at: now) == .running
+                && session.snapshot(at: now)?.phase.kind == .work
+            if changed { countedRounds += 1 }
         case .program(let name):
             guard let next = catalog.first(where: { $0.name == name }) ?? (try? ProgramSpec.parse(name)) else { return out }
             select(next)
@@ -162,11 +180,26 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             case .ready: return []
             }
         case .mode:
+            let state = session.state(at: now)
+            modePressedWhileActive = state == .running || state == .paused
             return isIdle ? cycleProgram(at: now) : []
         }
     }
 
+    /// MODE released before the long press: in an AMRAP's running work phase, one round
+    /// counted; anything else: nothing (a short MODE press never interrupts a round).
+    private mutating func modeReleasedEarly(at now: Instant) -> [Occurrence<Instant>] {
+        guard modePressedWhileActive, program.countsRounds else { return [] }
+        modePressedWhileActive = false
+        return perform(.countRound, at: now)
+    }
+
     private mutating func longPressed(_ button: Button, at now: Instant) -> [Occurrence<Instant>] {
+        if button == .mode {
+            guard modePressedWhileActive else { return [] }
+            modePressedWhileActive = false
+            return perform(.skip, at: now)
+        }
         guard button == .stop else { return [] }
         if stopPressedWhileIdle {
             return hasModeButton ? [] : cycleProgram(at: now)
@@ -183,6 +216,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     private mutating func select(_ next: Program) {
         session = Session(program: next)
         signalCursor = 0
+        countedRounds = 0
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {
@@ -258,7 +292,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var change: Instant?
         let idleFrom = idleClockFrom
         if let snapshot, (idleFrom.map { now < $0 } ?? true) {
-            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence)
+            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, countedRounds: countedRounds)
             face = built.face
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
         } else {

@@ -87,7 +87,7 @@ public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration
 
     /// Jumps to the start of the next phase (or the end, from the last phase).
     /// An open-ended last phase cannot be skipped. Coming use: MODE held 2 s and the
-    /// remote's `skip` (the programs issue); until then `Action.skip` and tests call it.
+    /// remote's `skip`, both through `Action.skip`.
     @discardableResult
     public mutating func skipPhase(at now: Instant) -> Bool {
         guard program.kind == .intervals, state(at: now) != .finished else { return false }
