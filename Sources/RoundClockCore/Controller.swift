@@ -46,6 +46,13 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// After this long ready with no button pressed, the panels show the wall clock until
     /// the next press. `nil`: never.
     public var idleClockAfter: Duration?
+    /// `start_at`: times of day at which a ready session starts by itself (`ClassStarts`).
+    public var classStarts: ClassStarts?
+    /// The latest wall time the schedule has seen: no slot at or before it starts (again).
+    public internal(set) var classStartsSeenUntil: WallTime?
+    /// Whether the schedule has had its first look at the wall time (before it, no slot is
+    /// due: a clock coming up after a slot does not start that class late).
+    var classStartsArmed = false
     /// Last button edge or command: the start of the idle time.
     private var lastActivity: Instant?
     private var trackers: [Button: ButtonTracker<Instant>] = [:]
@@ -153,10 +160,18 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return out
     }
 
+    /// The `start_at` high-water mark saved before a restart (no slot at or before it starts).
+    public mutating func restoreClassStartsSeen(_ wall: WallTime) {
+        if classStartsSeenUntil.map({ $0 < wall }) ?? true { classStartsSeenUntil = wall }
+    }
+
+    mutating func setClassSlot(_ slot: WallTime) { session.classSlot = slot }
+
     /// Replaces the session with a restored one (persistence) at `now`. Signals before
     /// the restored running time are not replayed; held buttons are forgotten.
     public mutating func restore(_ restored: Session<Instant>, at now: Instant) {
         session = restored
+        if let slot = restored.classSlot { restoreClassStartsSeen(slot) }
         trackers = [:]
         let elapsed = restored.elapsed(at: now)
         signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
@@ -214,7 +229,9 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     private mutating func select(_ next: Program) {
+        let slot = session.classSlot
         session = Session(program: next)
+        session.classSlot = slot
         signalCursor = 0
         countedRounds = 0
     }
@@ -240,7 +257,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     /// The instant from which a ready session shows the wall clock; `nil` if it will not.
     private var idleClockFrom: Instant? {
-        guard let idleClockAfter, program.kind == .intervals, let since = lastActivity ?? processedUntil,
+        guard let idleClockAfter, classStarts == nil, program.kind == .intervals, let since = lastActivity ?? processedUntil,
               session.anchor == nil, session.elapsedBefore == .zero else { return nil }
         return since.advanced(by: idleClockAfter)
     }
@@ -277,9 +294,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// face nor the status: then the view is taken from `self`, without copying the whole
     /// controller every turn (issue 11). `nextDeadline` is that of `self` in that case.
     public func viewAhead(at instant: Instant, wallTime: WallTime) -> ControllerView<Instant> {
-        if lastActivity != nil, nextLongPress() == nil { return view(at: instant, wallTime: wallTime) }
+        if lastActivity != nil, nextLongPress() == nil, classStarts == nil { return view(at: instant, wallTime: wallTime) }
         var ahead = self
         _ = ahead.advance(to: instant)
+        _ = ahead.startOnSchedule(at: instant, wallTime: wallTime)
         return ahead.view(at: instant, wallTime: wallTime)
     }
 
@@ -295,6 +313,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, countedRounds: countedRounds)
             face = built.face
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
+            if snapshot.state == .ready, let countdown = classCountdown(at: now, wallTime: wallTime) {
+                face.time = PanelText(countdown.text)
+                change = earliest(change, countdown.change)
+            }
         } else {
             // The instant of the next change does not depend on the program (only its label).
             let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence)

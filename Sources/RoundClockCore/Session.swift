@@ -16,6 +16,9 @@ public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration
     public private(set) var elapsedBefore: Duration
     /// Monotonic instant at which the current run started; `nil` unless running.
     public private(set) var anchor: Instant?
+    /// The `start_at` slot (local wall time) the clock last started a session for; kept
+    /// through reset and program changes and saved, so no restart starts that class again.
+    public var classSlot: WallTime?
 
     public init(program: Program, elapsedBefore: Duration = .zero, anchor: Instant? = nil) {
         self.program = program

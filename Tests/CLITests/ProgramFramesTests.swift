@@ -111,3 +111,25 @@ import Testing
         }
     }
 }
+
+extension ProgramFramesTests {
+    @Test func classStartsByItselfOnTheWallClockSecondAndNotTwiceAfterARestart() async throws {
+        let config = "program = \"countdown:1:00\"\nstart_at = [\"06:00\", \"18:30\"]\n"
+        let first = try await VirtualRun(config: config, ["--wall-time", "18:29:50", "--events", "20:stop,21:stop", "--until", "25"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(Array(first.time.prefix(3)) == ["0.000 ready -0:10", "1.000 ready -0:09", "2.000 ready -0:08"], "\(first.time)")
+        #expect(first.time.contains("9.000 ready -0:01"))
+        #expect(first.time.contains("10.000 running  1:00"), "started at 18:30:00 exactly: \(first.time)")
+        #expect(first.time.contains("20.000 paused  0:50"))
+        #expect(first.time.contains("21.000 ready -9:59"), "reset: counts to 06:00 tomorrow")
+        #expect(first.stderr.contains("info: start: running, work"))
+        let saved = try #require(first.state)
+        #expect(saved.contains("state=ready\n") && saved.contains("class_slot_local_ns="), "\(saved)")
+        // Restarted before 18:30 by a clock stepped back (NTP, a stale clock after a reboot):
+        // the class that already ran does not start again.
+        let second = try await VirtualRun(config: config, savedState: saved, ["--wall-time", "18:29:55", "--until", "10"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.time.first == "0.000 ready -9:59", "counts to the next class, 06:00: \(second.time)")
+        #expect(!second.time.contains { $0.contains("running") }, "\(second.time)")
+    }
+}
