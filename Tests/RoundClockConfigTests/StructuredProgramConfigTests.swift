@@ -93,4 +93,28 @@ import TestSupport
         }
         #expect(refused > 100 && refused < 600, "seed \(seed): the corpus has both kinds (\(refused) refused)")
     }
+
+    @Test func generatedStartTimesAreAcceptedOrRefusedOnOneLine() throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("generatedStartTimesAreAcceptedOrRefusedOnOneLine seed \(seed)")
+        var rng = SplitMix64(seed: seed)
+        let pieces = ["18:30", "06:00", "07:15:30", "0", "1", "2", "3", "5", "9", ":", ":", "00", "23", "24", "59", "60", " ", "-", "+", "a", "\\u0000"]
+        var accepted = 0
+        for _ in 0..<500 {
+            let times = (0..<Int(rng.next() % 4)).map { _ in
+                "\"" + (0..<Int(rng.next() % 6 + 1)).map { _ in rng.pick(pieces) }.joined() + "\""
+            }
+            let text = "start_at = [" + times.joined(separator: ", ") + "]\n"
+            do {
+                let config = try Config.parse(text, file: "gen.toml")
+                accepted += 1
+                #expect(config.classStarts?.secondsOfDay.allSatisfy { (0..<86_400).contains($0) } == true, "seed \(seed): \(text)")
+            } catch {
+                #expect(error.description.hasPrefix("gen.toml: start_at: ") || error.description.hasPrefix("gen.toml: line "), "seed \(seed): \(error)")
+                #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "seed \(seed)")
+            }
+        }
+        #expect(try Config.parse("start_at = [\"06:00\", \"18:30:15\"]", file: "c.toml").classStarts?.secondsOfDay == [21_600, 66_615])
+        print("start_at corpus: \(accepted) of 500 accepted")
+    }
 }
