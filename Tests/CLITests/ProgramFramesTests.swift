@@ -133,3 +133,21 @@ extension ProgramFramesTests {
         #expect(!second.time.contains { $0.contains("running") }, "\(second.time)")
     }
 }
+
+extension ProgramFramesTests {
+    @Test func programsListsTheNewPresetsAndTheConfigsStructuredPrograms() async throws {
+        let listed = try await CLIRun.run(["programs"])
+        #expect(listed.status == 0)
+        for (name, total) in [("fgb", "17:10"), ("bjj", "41:10"), ("deathby:20", "20:10")] {
+            #expect(listed.stdout.split(separator: "\n").contains { $0.hasPrefix(name + " ") && $0.contains(" \(total) ") }, "\(name)")
+        }
+        let config = temporaryFile("programs.toml")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try "[programs.wod]\nbase = \"fortime:20\"\novertime = true\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try await CLIRun.run(["programs", "--config", config])
+        #expect(run.stdout.contains("wod             20:10+      prep 0:10, 1 × 20:00 count-up work, then overtime +M:SS"), "\(run.stdout)")
+        try "[programs.wod]\nbase = \"clock\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let bad = try await CLIRun.run(["programs", "--config", config])
+        #expect(bad.status == 78 && bad.stderr.split(separator: "\n").count == 1 && bad.stderr.contains("programs.wod.base"), "\(bad.stderr)")
+    }
+}
