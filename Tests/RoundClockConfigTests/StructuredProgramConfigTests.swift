@@ -114,7 +114,9 @@ import TestSupport
                 #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "seed \(seed)")
             }
         }
-        #expect(try Config.parse("start_at = [\"06:00\", \"18:30:15\"]", file: "c.toml").classStarts?.secondsOfDay == [21_600, 66_615])
+        let config = try Config.parse("start_at = [\"18:30:15\", \"06:00\"]", file: "c.toml")
+        #expect(config.classStarts?.secondsOfDay == [21_600, 66_615])
+        #expect(config.summary(board: try config.loadBoard()).contains("\nstarts by itself at: 06:00, 18:30:15\n"))
         print("start_at corpus: \(accepted) of 500 accepted")
     }
 }
