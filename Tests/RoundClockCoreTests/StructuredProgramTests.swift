@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import RoundClockCore
 
 /// Structured programs, the new presets, halfway and countdown beeps, overtime (issue 14).
@@ -110,5 +111,47 @@ import Testing
         _ = c.perform(.start, at: .s(0))
         #expect(c.session.state(at: .s(100_000)) == .running, "overtime runs until STOP")
         #expect(c.status(at: .s(100)).phase == .work)
+    }
+}
+
+extension StructuredProgramTests {
+    /// Random plans: built or refused with a `ProgramError`; a built one has the phases its
+    /// plan says, sorted signals inside the timeline, and 4-character panels at any instant.
+    @Test func randomPlansBuildConsistentTimelines() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("randomPlansBuildConsistentTimelines seed \(seed)")
+        var rng = SplitMix64(seed: seed)
+        func time() -> Duration { .seconds(Int64(rng.next() % 300) + (rng.next() % 10 == 0 ? 0 : 1)) }
+        for _ in 0..<300 {
+            let intervals = (0..<Int(rng.next() % 5)).map { _ in
+                Interval(label: rng.pick(["ROW", "WALL", "A", "  12"]), length: time(), counting: rng.next() % 3 == 0 ? .up : .down,
+                         kind: rng.next() % 4 == 0 ? .rest : .work, halfway: rng.next() % 2 == 0)
+            }
+            var plan = IntervalPlan(prep: rng.next() % 2 == 0 ? time() : nil, intervals: intervals)
+            plan.rounds = Int(rng.next() % 12)
+            plan.sets = Int(rng.next() % 11)
+            plan.roundRest = rng.next() % 2 == 0 ? time() : nil
+            plan.setRest = rng.next() % 2 == 0 ? time() : nil
+            plan.countdownBeeps = rng.next() % 2 == 0 ? Int(rng.next() % 12) : nil
+            plan.overtime = rng.next() % 3 == 0
+            plan.countsRounds = rng.next() % 3 == 0
+            let program: Program
+            do { program = try plan.program(name: "p", label: "P") } catch { continue }
+            let timed = plan.sets * plan.rounds * plan.intervals.count + (plan.prep == nil ? 0 : 1)
+                + (plan.roundRest == nil ? 0 : plan.sets * (plan.rounds - 1)) + (plan.setRest == nil ? 0 : plan.sets - 1)
+            #expect(program.phases.count == timed + (plan.overtime ? 1 : 0), "seed \(seed)")
+            #expect(program.signals.map(\.offset) == program.signals.map(\.offset).sorted(), "seed \(seed)")
+            let end = program.starts.last.map { $0 + (program.phases.last?.length ?? .zero) } ?? .zero
+            #expect(program.signals.allSatisfy { $0.offset >= .zero && $0.offset <= end }, "seed \(seed)")
+            var c = Controller<T>(program: program)
+            _ = c.perform(.start, at: .s(0))
+            for _ in 0..<20 {
+                let at = T(.milliseconds(Int64(rng.next() % UInt64(max(1, end.floorSeconds * 1000 + 5000)))))
+                _ = c.advance(to: at)
+                let face = c.face(at: at, wallTime: WallTime(sinceEpoch: .zero))
+                // Four digit positions each; `.` and `:` light a point or the colon, no position.
+                #expect(face.round.text.filter { $0 != "." }.count == 4 && face.phase.text.count == 4, "seed \(seed): \(face)")
+            }
+        }
     }
 }
