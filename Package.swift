@@ -109,7 +109,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),

@@ -27,6 +27,8 @@ public struct Config: Sendable, Hashable {
     public var cadence: Cadence = .seconds
     /// `[resume] after_reboot`.
     public var resumeAfterReboot: Bool
+    /// `start_at`: times of day at which a ready clock starts its program; `nil`: never.
+    public var classStarts: ClassStarts?
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"

@@ -1,3 +1,4 @@
+import TOML
 import RoundClockCore
 
 extension Config {
@@ -24,6 +25,9 @@ extension Config {
         }
         if let spec = try root.string("program") {
             config.program = try selectedProgram(spec, config: config, reader: root)
+        }
+        if let times = try root.strings("start_at") {
+            config.classStarts = try classStarts(times, root)
         }
         if var table = try root.table("buttons") {
             if let ms = try table.int("long_press_ms", in: 300...10_000) { config.buttons.longPress = .milliseconds(ms) }
@@ -82,6 +86,11 @@ extension Config {
             guard !reservedNames.contains(name) else {
                 throw table.fail(name, "\"\(name)\" is a preset name; pick another name (reserved: \(reservedNames.joined(separator: ", ")))")
             }
+            if table.peek(name)?.table != nil {
+                guard var structured = try table.table(name) else { continue }
+                out.append(try StructuredProgram.read(name: name, &structured))
+                continue
+            }
             let spec = try table.requiredString(name)
             let parsed: Program
             do { parsed = try ProgramSpec.parse(spec) } catch { throw table.fail(name, error.description) }
@@ -113,9 +122,10 @@ extension Config {
             throw table.fail(key, "\(ms) ms (\(index % 2 == 0 ? "on" : "off") time \(index / 2 + 1)) is out of range; each on/off time is 10 to 5000 ms")
         }
         let total = values.reduce(0, +)
-        let limit = signal == .prepTick ? 900 : 5000
+        let isTick = signal == .prepTick || signal == .tick
+        let limit = isTick ? 900 : 5000
         guard total <= limit else {
-            let why = signal == .prepTick ? " (prep ticks come 1 s apart)" : ""
+            let why = signal == .prepTick ? " (prep ticks come 1 s apart)" : isTick ? " (ticks come 1 s apart)" : ""
             throw table.fail(key, "the pattern lasts \(total) ms; at most \(limit) ms allowed\(why)")
         }
         return values.map { .milliseconds($0) }
@@ -134,6 +144,26 @@ extension Config {
             throw table.fail("day_from", "\"\(BrightnessSchedule.text(minuteOfDay: schedule.dayFrom))\" equals night_from; the night needs a start and a different end")
         }
         return schedule
+    }
+
+    /// `start_at`: 1 to 48 times of day `HH:MM` or `HH:MM:SS`, all different.
+    private static func classStarts(_ times: [String], _ root: TOMLReader) throws(ConfigError) -> ClassStarts? {
+        guard (1...48).contains(times.count) else {
+            throw root.fail("start_at", "\(times.count) times; give 1 to 48, e.g. [\"06:00\", \"18:30\"] (leave the key out for none)")
+        }
+        var seconds: [Int] = []
+        for text in times {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard (2...3).contains(parts.count), parts[0].count == 2, parts.dropFirst().allSatisfy({ $0.count == 2 }),
+                  let h = WholeNumber.parse(parts[0], atMost: 23), let m = WholeNumber.parse(parts[1], atMost: 59),
+                  let s = parts.count == 3 ? WholeNumber.parse(parts[2], atMost: 59) : 0 else {
+                throw root.fail("start_at", "\(escapedBasicString(text)) is not a time of day; use \"HH:MM\" or \"HH:MM:SS\" from \"00:00\" to \"23:59:59\", e.g. \"18:30\"")
+            }
+            let value = Int((h * 60 + m) * 60 + s)
+            guard !seconds.contains(value) else { throw root.fail("start_at", "\(escapedBasicString(text)) is listed twice") }
+            seconds.append(value)
+        }
+        return ClassStarts(secondsOfDay: seconds)
     }
 
     /// `HH:MM` (or `H:MM`), 00:00 to 23:59.

@@ -13,6 +13,12 @@ extension Config {
         lines.append("buzzer: \(board.buzzer ?? "none")")
         lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
         if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
+        if let classStarts {
+            let times = classStarts.secondsOfDay.map { s in
+                [s / 3600, s / 60 % 60, s % 60].prefix(s % 60 == 0 ? 2 : 3).map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+            }
+            lines.append("starts by itself at: \(times.joined(separator: ", "))")
+        }
         let b = brightness
         if b.day == b.night {
             lines.append("brightness: \(b.day)")

@@ -98,6 +98,20 @@ struct TOMLReader {
         return out
     }
 
+    /// An array of strings (`start_at = ["06:00", "18:30"]`), each checked as `string` is.
+    mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
+        guard let v = value(key) else { return nil }
+        guard let array = v.array else { throw fail(key, "expected an array of strings, e.g. [\"06:00\", \"18:30\"], got \(describe(v))") }
+        var out: [String] = []
+        for element in array {
+            guard let s = element.string, !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw fail(key, "element \(out.count + 1) is \(describe(element)); expected a string such as \"18:30\"")
+            }
+            out.append(s)
+        }
+        return out
+    }
+
     /// An integer, or an array of integers (e.g. a buzzer pattern). `what` says what is allowed.
     mutating func intOrIntArray(_ key: String, what: String) throws(ConfigError) -> [Int]? {
         guard let v = value(key) else { return nil }
@@ -111,6 +125,9 @@ struct TOMLReader {
         guard !out.isEmpty else { throw fail(key, "empty array; expected \(what)") }
         return out
     }
+
+    /// The value of `key` without reading it (choosing how to read a `[programs]` entry).
+    func peek(_ key: String) -> TOMLValue? { table[key] }
 
     /// Every key of this table, sorted, marked as used (a table of free-form names).
     mutating func claimAllKeys() -> [String] {

@@ -8,7 +8,12 @@ public enum Occurrence<Instant: InstantProtocol & Sendable>: Sendable, Hashable 
 
 /// Commands, from buttons or elsewhere; logged as `Action`s when they change something.
 public enum Action: Sendable, Hashable, CustomStringConvertible {
-    case start, resume, restart, pause, reset, skip
+    case start, resume, restart, pause, reset
+    /// To the start of the next phase (MODE held while running or paused; the remote's `skip`).
+    case skip
+    /// A completed round counted (MODE while an AMRAP's work phase runs; the round panel
+    /// shows the count).
+    case countRound
     case program(String)
     public var description: String {
         switch self {
@@ -18,6 +23,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
         case .pause: "pause"
         case .reset: "reset"
         case .skip: "skip"
+        case .countRound: "round counted"
         case .program(let name): "program \(name)"
         }
     }
@@ -40,10 +46,22 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// After this long ready with no button pressed, the panels show the wall clock until
     /// the next press. `nil`: never.
     public var idleClockAfter: Duration?
+    /// `start_at`: times of day at which a ready session starts by itself (`ClassStarts`).
+    public var classStarts: ClassStarts?
+    /// The latest wall time the schedule has seen: no slot at or before it starts (again).
+    public internal(set) var classStartsSeenUntil: WallTime?
+    /// Whether the schedule has had its first look at the wall time (before it, no slot is
+    /// due: a clock coming up after a slot does not start that class late).
+    var classStartsArmed = false
     /// Last button edge or command: the start of the idle time.
     private var lastActivity: Instant?
     private var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
+    /// MODE went down while running or paused: held, it skips; released early in an AMRAP
+    /// work phase, it counts a round. Decided at press-down, like STOP.
+    private var modePressedWhileActive = false
+    /// Rounds counted with MODE in this session (AMRAP); back to 0 on start, reset, program.
+    public private(set) var countedRounds = 0
     /// Index into `program.signals` of the next signal to fire.
     private var signalCursor = 0
     /// Latest instant processed; events before it are treated as happening at it.
@@ -73,8 +91,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var tracker = trackers[event.button] ?? ButtonTracker()
         switch event.edge {
         case .release:
+            let early = tracker.pressedAt != nil && !tracker.longPressFired
             tracker.release()
             trackers[event.button] = tracker
+            if early, event.button == .mode { out += modeReleasedEarly(at: at) }
         case .press:
             let isNew = tracker.press(at: at)
             trackers[event.button] = tracker
@@ -112,15 +132,20 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         switch action {
         case .start, .restart:
             changed = session.start(at: now)
-            if changed, state != .paused { signalCursor = 0 }
+            if changed, state != .paused { signalCursor = 0; countedRounds = 0 }
         case .resume: changed = session.resume(at: now)
         case .pause: changed = session.pause(at: now)
         case .reset:
             changed = session.reset()
             signalCursor = 0
+            countedRounds = 0
         case .skip:
             changed = session.skipPhase(at: now)
             if changed { signalCursor = program.firstSignalIndex(atOrAfter: session.elapsed(at: now)) }
+        case .countRound:
+            changed = program.countsRounds && session.state(at: now) == .running
+                && session.snapshot(at: now)?.phase.kind == .work
+            if changed { countedRounds += 1 }
         case .program(let name):
             guard let next = catalog.first(where: { $0.name == name }) ?? (try? ProgramSpec.parse(name)) else { return out }
             select(next)
@@ -135,10 +160,18 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return out
     }
 
+    /// The `start_at` high-water mark saved before a restart (no slot at or before it starts).
+    public mutating func restoreClassStartsSeen(_ wall: WallTime) {
+        if classStartsSeenUntil.map({ $0 < wall }) ?? true { classStartsSeenUntil = wall }
+    }
+
+    mutating func setClassSlot(_ slot: WallTime) { session.classSlot = slot }
+
     /// Replaces the session with a restored one (persistence) at `now`. Signals before
     /// the restored running time are not replayed; held buttons are forgotten.
     public mutating func restore(_ restored: Session<Instant>, at now: Instant) {
         session = restored
+        if let slot = restored.classSlot { restoreClassStartsSeen(slot) }
         trackers = [:]
         let elapsed = restored.elapsed(at: now)
         signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
@@ -162,11 +195,26 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             case .ready: return []
             }
         case .mode:
+            let state = session.state(at: now)
+            modePressedWhileActive = state == .running || state == .paused
             return isIdle ? cycleProgram(at: now) : []
         }
     }
 
+    /// MODE released before the long press: in an AMRAP's running work phase, one round
+    /// counted; anything else: nothing (a short MODE press never interrupts a round).
+    private mutating func modeReleasedEarly(at now: Instant) -> [Occurrence<Instant>] {
+        guard modePressedWhileActive, program.countsRounds else { return [] }
+        modePressedWhileActive = false
+        return perform(.countRound, at: now)
+    }
+
     private mutating func longPressed(_ button: Button, at now: Instant) -> [Occurrence<Instant>] {
+        if button == .mode {
+            guard modePressedWhileActive else { return [] }
+            modePressedWhileActive = false
+            return perform(.skip, at: now)
+        }
         guard button == .stop else { return [] }
         if stopPressedWhileIdle {
             return hasModeButton ? [] : cycleProgram(at: now)
@@ -181,8 +229,11 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     private mutating func select(_ next: Program) {
+        let slot = session.classSlot
         session = Session(program: next)
+        session.classSlot = slot
         signalCursor = 0
+        countedRounds = 0
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {
@@ -206,7 +257,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     /// The instant from which a ready session shows the wall clock; `nil` if it will not.
     private var idleClockFrom: Instant? {
-        guard let idleClockAfter, program.kind == .intervals, let since = lastActivity ?? processedUntil,
+        guard let idleClockAfter, classStarts == nil, program.kind == .intervals, let since = lastActivity ?? processedUntil,
               session.anchor == nil, session.elapsedBefore == .zero else { return nil }
         return since.advanced(by: idleClockAfter)
     }
@@ -243,9 +294,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// face nor the status: then the view is taken from `self`, without copying the whole
     /// controller every turn (issue 11). `nextDeadline` is that of `self` in that case.
     public func viewAhead(at instant: Instant, wallTime: WallTime) -> ControllerView<Instant> {
-        if lastActivity != nil, nextLongPress() == nil { return view(at: instant, wallTime: wallTime) }
+        if lastActivity != nil, nextLongPress() == nil, classStarts == nil { return view(at: instant, wallTime: wallTime) }
         var ahead = self
         _ = ahead.advance(to: instant)
+        _ = ahead.startOnSchedule(at: instant, wallTime: wallTime)
         return ahead.view(at: instant, wallTime: wallTime)
     }
 
@@ -258,9 +310,13 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var change: Instant?
         let idleFrom = idleClockFrom
         if let snapshot, (idleFrom.map { now < $0 } ?? true) {
-            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence)
+            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, countedRounds: countedRounds)
             face = built.face
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
+            if snapshot.state == .ready, let countdown = classCountdown(at: now, wallTime: wallTime) {
+                face.time = PanelText(countdown.text)
+                change = earliest(change, countdown.change)
+            }
         } else {
             // The instant of the next change does not depend on the program (only its label).
             let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence)
@@ -296,56 +352,5 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             return Status(state: .clock, phase: .clock, round: 0, rounds: 0)
         }
         return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds)
-    }
-}
-
-/// What the panels show at one instant, the session's status then, and when the loop
-/// must wake next (`Controller.view`).
-public struct ControllerView<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
-    public var face: Face
-    public var status: Status
-    /// A face change, a signal or a long press; nil: nothing is due by itself.
-    public var nextDeadline: Instant?
-}
-
-/// The session's state as reported in the frames file and logs (the raw values are the
-/// frames file's words).
-public struct Status: Sendable, Hashable {
-    /// A session's state, or `clock` in clock mode.
-    public enum State: String, Sendable, Hashable, CaseIterable {
-        case ready, running, paused, finished, clock
-
-        init(_ state: SessionState) {
-            switch state {
-            case .ready: self = .ready
-            case .running: self = .running
-            case .paused: self = .paused
-            case .finished: self = .finished
-            }
-        }
-    }
-
-    /// The current phase's kind, or `clock` in clock mode.
-    public enum Phase: String, Sendable, Hashable, CaseIterable {
-        case prep, work, rest, clock
-
-        init(_ kind: PhaseKind) {
-            switch kind {
-            case .prep: self = .prep
-            case .work: self = .work
-            case .rest: self = .rest
-            }
-        }
-    }
-
-    public var state: State
-    public var phase: Phase
-    public var round: Int
-    public var rounds: Int
-    public init(state: State, phase: Phase, round: Int, rounds: Int) {
-        self.state = state
-        self.phase = phase
-        self.round = round
-        self.rounds = rounds
     }
 }

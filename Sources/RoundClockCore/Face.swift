@@ -53,10 +53,14 @@ extension Face {
 public enum FaceBuilder {
     /// The face for a timed session, and the time until it changes if the session keeps
     /// running (`nil`: it will not change by itself).
-    public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds) -> (face: Face, changesIn: Duration?) {
-        let reading = s.phase.counting == .down
-            ? PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence)
-            : PanelTime.countUp(s.elapsedInPhase, cadence: cadence)
+    /// `countedRounds`: rounds counted with MODE (AMRAP), shown on the round panel when > 0.
+    public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds,
+                            countedRounds: Int = 0) -> (face: Face, changesIn: Duration?) {
+        let reading = switch s.phase.counting {
+        case .down: PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence)
+        case .up: PanelTime.countUp(s.elapsedInPhase, cadence: cadence)
+        case .overtime: PanelTime.offset(s.elapsedInPhase)
+        }
         let running = s.state == .running
         var time = reading.text
         // A frozen H:MM reading keeps its colon lit so it cannot be read as M:SS.
@@ -67,11 +71,14 @@ public enum FaceBuilder {
         switch s.state {
         case .ready: phaseText = label(program.label)
         case .finished: phaseText = "DONE"
-        case .running, .paused: phaseText = s.phase.kind.panelText
+        case .running, .paused: phaseText = s.phase.label.map(label) ?? s.phase.kind.panelText
         }
+        let roundText = program.countsRounds && s.state != .ready && countedRounds > 0
+            ? countText(countedRounds)
+            : program.sets > 1 ? setRoundText(set: s.phase.set, round: s.round) : roundText(round: s.round, of: s.rounds)
         let face = Face(
             time: PanelText(time, blinking: s.state == .paused),
-            round: PanelText(roundText(round: s.round, of: s.rounds)),
+            round: PanelText(roundText),
             phase: PanelText(phaseText))
         guard running else { return (face, nil) }
         var changesIn = reading.changesIn
@@ -105,6 +112,20 @@ public enum FaceBuilder {
         guard rounds > 1 else { return "    " }
         func two(_ n: Int) -> String { n < 10 ? " \(n)" : "\(min(n, 99))" }
         return (round == 0 ? "--" : two(round)) + "." + two(rounds)
+    }
+
+    /// `S-RR` in a program with sets: the set in the first digit, a dash, the round within
+    /// the set in the last two (` 1-01`... is written `1-01`: set 1, round 1); `----` during prep.
+    public static func setRoundText(set: Int, round: Int) -> String {
+        guard set > 0 else { return "----" }
+        let r = min(round, 99)
+        return "\(min(set, 9))-" + (r < 10 ? "0\(r)" : "\(r)")
+    }
+
+    /// Rounds counted with MODE (AMRAP), right-aligned: `   3`, up to `9999`.
+    public static func countText(_ count: Int) -> String {
+        let digits = String(min(count, 9999))
+        return String(repeating: " ", count: 4 - digits.count) + digits
     }
 
     /// A label padded or cut to the four positions of the phase panel, left-aligned.

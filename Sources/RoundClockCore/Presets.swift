@@ -30,11 +30,11 @@ public enum Presets {
     /// A preset from constants known to be valid.
     private static func preset(
         _ name: String, _ label: String, prep: Duration? = Presets.prep, rounds: Int, work: Duration,
-        rest: Duration? = nil, warning: Duration? = nil, counting: Counting = .down
+        rest: Duration? = nil, warning: Duration? = nil, counting: Counting = .down, countsRounds: Bool = false
     ) -> Program {
         Program(trusted: name, label: label,
                 phases: Program.roundPlan(prep: prep, rounds: rounds, work: work, rest: rest, counting: counting),
-                warning: warning)
+                warning: warning, countsRounds: countsRounds)
     }
 
     /// Prep 0:10, 12 × 3:00 work / 1:00 rest, warning 0:10 before each work end.
@@ -56,10 +56,10 @@ public enum Presets {
         return preset("emom:\(minutes)", "EMOM", rounds: minutes, work: .seconds(60))
     }
 
-    /// Prep 0:10, one work phase of `minutes` counting down.
+    /// Prep 0:10, one work phase of `minutes` counting down; MODE counts completed rounds.
     public static func amrap(minutes: Int = 20) throws(ProgramError) -> Program {
         try checkMinutes(minutes, name: "amrap:\(minutes)")
-        return preset("amrap:\(minutes)", "AMRP", rounds: 1, work: .seconds(60 * minutes))
+        return preset("amrap:\(minutes)", "AMRP", rounds: 1, work: .seconds(60 * minutes), countsRounds: true)
     }
 
     /// Prep 0:10, one work phase counting up, capped at `minutes`.
@@ -88,6 +88,39 @@ public enum Presets {
         }
     }
 
+    /// Fight Gone Bad: prep 0:10, 3 sets of five 1:00 stations (wall balls, sumo deadlift
+    /// high pulls, box jumps, push presses, rowing), 1:00 rest between sets.
+    public static let fgb: Program = {
+        let stations = ["WALL", "SDHP", "BOX", "PUSH", "ROW"].map { Interval(label: $0, length: .seconds(60)) }
+        var plan = IntervalPlan(prep: prep, intervals: stations)
+        plan.sets = 3
+        plan.setRest = .seconds(60)
+        return Program(trusted: "fgb", label: "FGB", phases: plan.phases(), warning: nil)
+    }()
+
+    /// Brazilian jiu-jitsu rolls: prep 0:10, 6 × 6:00 / 1:00, `switch` at half of each roll
+    /// (partners or positions change), warning 0:10.
+    public static let bjj: Program = {
+        var phases = Program.roundPlan(prep: prep, rounds: 6, work: .seconds(360), rest: .seconds(60), counting: .down)
+        for index in phases.indices where phases[index].kind == .work { phases[index].halfwaySignal = .switch }
+        return Program(trusted: "bjj", label: "BJJ", phases: phases, warning: .seconds(10))
+    }()
+
+    /// "Death by ...": an EMOM of up to `minutes` one-minute rounds whose minute is the rep
+    /// target: the phase panel shows it (`   1`, `   2`, ... `  12`) and the round panel
+    /// ` 3.20`. The athlete stops (STOP) at the first minute not completed.
+    public static func deathBy(minutes: Int = 20) throws(ProgramError) -> Program {
+        guard (1...TimeLimits.maximumRounds).contains(minutes) else {
+            throw ProgramError(program: "deathby:\(minutes)", problem: "asks for \(minutes) rounds; allowed are 1 to \(TimeLimits.maximumRounds)")
+        }
+        var phases = Program.roundPlan(prep: prep, rounds: minutes, work: .seconds(60), rest: nil, counting: .down)
+        for index in phases.indices where phases[index].kind == .work {
+            let reps = String(phases[index].round)
+            phases[index].label = String(repeating: " ", count: 4 - reps.count) + reps
+        }
+        return Program(trusted: "deathby:\(minutes)", label: "DBY", phases: phases, warning: nil)
+    }
+
     /// The cycle MODE walks through, with default arguments.
     public static let cycle: [Program] =
         [boxing, mma, muaythai, tabata]
@@ -96,4 +129,12 @@ public enum Presets {
 
     /// Preset names with the argument syntax they take, for help texts and errors.
     public static let names = ["boxing", "mma", "muaythai", "tabata", "emom[:N]", "amrap[:M]", "fortime[:M]", "countdown:M:SS", "stopwatch", "clock"]
+
+    /// The presets outside the MODE cycle (issue 14). Not reserved as `[programs]` names:
+    /// configs written before them stay valid, and a custom program of that name wins.
+    public static let moreNames = ["fgb", "bjj", "deathby[:M]"]
+
+    /// The presets `programs` lists after the MODE cycle (MODE does not reach them; select
+    /// them with `program`, `--program` or a `[programs]` entry), with default arguments.
+    public static let more: [Program] = [fgb, bjj] + [try? deathBy()].compactMap { $0 }
 }

@@ -22,19 +22,33 @@ public struct Program: Sendable, Hashable {
     public let total: Duration?
     /// Every signal of the session, sorted by offset.
     public let signals: [SignalPoint]
-    /// Number of work rounds.
+    /// Number of work rounds (in a program with sets: rounds per set).
     public let rounds: Int
+    /// Number of sets; 0 when the program has none (the round panel shows `rr.tt`).
+    public let sets: Int
+    /// Beeps in the last seconds before each phase change; `nil`: 3 at the end of prep only.
+    public let countdownBeeps: Int?
+    /// MODE pressed while running counts a completed round (AMRAP).
+    public let countsRounds: Bool
+    /// Whether the program goes on past its cap, `+M:SS` (an open-ended `overtime` last phase).
+    public var hasOvertime: Bool { phases.last?.counting == .overtime }
 
     /// Builds and validates a timed program: at most `TimeLimits.maximumPhases` phases,
     /// each (and the warning) longer than zero and at most `TimeLimits.maximumPhase`, so
     /// its total is at most `TimeLimits.maximumProgram`.
-    public init(name: String, label: String, phases: [Phase], warning: Duration? = nil) throws(ProgramError) {
+    public init(name: String, label: String, phases: [Phase], warning: Duration? = nil,
+                countdownBeeps: Int? = nil, countsRounds: Bool = false) throws(ProgramError) {
         try Self.validate(name: name, phases: phases, warning: warning)
-        self.init(trusted: name, label: label, phases: phases, warning: warning)
+        if let countdownBeeps, !(0...TimeLimits.maximumCountdownBeeps).contains(countdownBeeps) {
+            throw ProgramError(program: name, problem: "asks for \(countdownBeeps) countdown beeps; allowed are 0 to \(TimeLimits.maximumCountdownBeeps)")
+        }
+        self.init(trusted: name, label: label, phases: phases, warning: warning,
+                  countdownBeeps: countdownBeeps, countsRounds: countsRounds)
     }
 
     /// Builds a program whose phases are known to be valid (the built-in presets).
-    init(trusted name: String, label: String, phases: [Phase], warning: Duration?) {
+    init(trusted name: String, label: String, phases: [Phase], warning: Duration?,
+         countdownBeeps: Int? = nil, countsRounds: Bool = false) {
         var starts: [Duration] = []
         var offset = Duration.zero
         for phase in phases {
@@ -49,7 +63,10 @@ public struct Program: Sendable, Hashable {
         self.starts = starts
         self.total = phases.last?.length == nil ? nil : offset
         self.rounds = phases.map(\.round).max() ?? 0
-        self.signals = Self.signalPoints(phases: phases, starts: starts, warning: warning)
+        self.sets = phases.map(\.set).max() ?? 0
+        self.countdownBeeps = countdownBeeps
+        self.countsRounds = countsRounds
+        self.signals = Self.signalPoints(phases: phases, starts: starts, warning: warning, countdownBeeps: countdownBeeps)
     }
 
     static func validate(name: String, phases: [Phase], warning: Duration?) throws(ProgramError) {
@@ -63,7 +80,7 @@ public struct Program: Sendable, Hashable {
                     throw ProgramError(program: name, problem: "phase \(index + 1) (\(phase.kind.rawValue)) has length \(length.clockNotation); it must be longer than 0:00 and at most \(TimeLimits.maximumPhase.clockNotation)")
                 }
             } else {
-                guard phase.counting == .up else {
+                guard phase.counting != .down else {
                     throw ProgramError(program: name, problem: "phase \(index + 1) counts down but has no length")
                 }
                 guard index == phases.count - 1 else {
@@ -96,6 +113,9 @@ public struct Program: Sendable, Hashable {
         self.starts = []
         self.total = nil
         self.rounds = 0
+        self.sets = 0
+        self.countdownBeeps = nil
+        self.countsRounds = false
         self.signals = []
     }
 
@@ -127,25 +147,28 @@ public struct Program: Sendable, Hashable {
         phases[index].length.map { starts[index] + $0 }
     }
 
-    private static func signalPoints(phases: [Phase], starts: [Duration], warning: Duration?) -> [SignalPoint] {
+    /// Every signal of the timeline: countdown beeps before a phase ends (`prep-tick` in
+    /// prep, `tick` elsewhere; 3 at the end of prep unless `countdownBeeps` says how many
+    /// before every phase end), each phase's start signal (`start` for work), halfway
+    /// signals, the warning before a work phase ends, `end` when work gives way to rest,
+    /// `finish` when the last phase ends.
+    private static func signalPoints(phases: [Phase], starts: [Duration], warning: Duration?, countdownBeeps: Int?) -> [SignalPoint] {
         var points: [SignalPoint] = []
         for (index, phase) in phases.enumerated() {
             let start = starts[index]
             let end = phase.length.map { start + $0 }
-            switch phase.kind {
-            case .prep:
-                if let end {
-                    for k in stride(from: 3, through: 1, by: -1) where end - .seconds(k) >= start {
-                        points.append(SignalPoint(offset: end - .seconds(k), signal: .prepTick))
-                    }
+            let beeps = countdownBeeps ?? (phase.kind == .prep ? 3 : 0)
+            if let end, beeps > 0 {
+                for k in stride(from: beeps, through: 1, by: -1) where end - .seconds(k) >= start {
+                    points.append(SignalPoint(offset: end - .seconds(k), signal: phase.kind == .prep ? .prepTick : .tick))
                 }
-            case .work:
-                points.append(SignalPoint(offset: start, signal: .start))
-                if let end, let warning, let length = phase.length, warning < length {
-                    points.append(SignalPoint(offset: end - warning, signal: .warning))
-                }
-            case .rest:
-                break
+            }
+            if let signal = phase.startSignal { points.append(SignalPoint(offset: start, signal: signal)) }
+            if let signal = phase.halfwaySignal, let length = phase.length {
+                points.append(SignalPoint(offset: start + length / 2, signal: signal))
+            }
+            if phase.kind == .work, let end, let warning, let length = phase.length, warning < length {
+                points.append(SignalPoint(offset: end - warning, signal: .warning))
             }
             guard let end else { continue }
             if index == phases.count - 1 {

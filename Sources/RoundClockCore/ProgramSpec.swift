@@ -35,6 +35,9 @@ public enum ProgramSpec {
             case "tabata": try noArgs(); return Presets.tabata
             case "stopwatch": try noArgs(); return Presets.stopwatch
             case "clock": try noArgs(); return .wallClock
+            case "fgb": try noArgs(); return Presets.fgb
+            case "bjj": try noArgs(); return Presets.bjj
+            case "deathby": return try Presets.deathBy(minutes: minutes(default: 20, atMost: TimeLimits.maximumRounds))
             case "emom": return try Presets.emom(minutes: minutes(default: 10, atMost: TimeLimits.maximumRounds))
             case "amrap": return try Presets.amrap(minutes: minutes(default: 20, atMost: Presets.maximumMinutes))
             case "fortime": return try Presets.forTime(minutes: minutes(default: 20, atMost: Presets.maximumMinutes))

@@ -18,6 +18,8 @@ public struct SavedSession: Sendable, Hashable {
     public var anchorRealtime: Duration?
     /// CLOCK_REALTIME when the state was written.
     public var savedRealtime: Duration
+    /// `Session.classSlot`: the last `start_at` slot started, local wall time since the epoch.
+    public var classSlot: Duration?
 
     /// The longest running time a saved session may hold, before and after mapping its
     /// anchor: `TimeLimits.maximumElapsed` (100 years), the bound of every session, so a
@@ -47,6 +49,7 @@ public struct SavedSession: Sendable, Hashable {
                   elapsedBefore: session.elapsedBefore, bootID: bootID,
                   anchorBoottime: sinceAnchor.map { boottime - $0 }, anchorRealtime: sinceAnchor.map { realtime - $0 },
                   savedRealtime: realtime)
+        classSlot = session.classSlot?.sinceEpoch
     }
 }
 

@@ -46,8 +46,8 @@ public struct PeriodicSchedule<Instant: InstantProtocol & Sendable>: RefreshSche
     }
 }
 
-/// An explicit list of instants. Coming use: class start times of day (`start_at`, the
-/// programs issue); until then only its test calls it.
+/// An explicit list of instants: the class start times of day around a wall time
+/// (`ClassStarts`, `start_at`).
 public struct ExplicitSchedule<Instant: InstantProtocol & Sendable>: RefreshSchedule where Instant.Duration == Duration {
     public let instants: [Instant]
     public init(_ instants: some Sequence<Instant>) { self.instants = instants.sorted() }

@@ -16,6 +16,9 @@ public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration
     public private(set) var elapsedBefore: Duration
     /// Monotonic instant at which the current run started; `nil` unless running.
     public private(set) var anchor: Instant?
+    /// The `start_at` slot (local wall time) the clock last started a session for; kept
+    /// through reset and program changes and saved, so no restart starts that class again.
+    public var classSlot: WallTime?
 
     public init(program: Program, elapsedBefore: Duration = .zero, anchor: Instant? = nil) {
         self.program = program
@@ -87,7 +90,7 @@ public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration
 
     /// Jumps to the start of the next phase (or the end, from the last phase).
     /// An open-ended last phase cannot be skipped. Coming use: MODE held 2 s and the
-    /// remote's `skip` (the programs issue); until then `Action.skip` and tests call it.
+    /// remote's `skip`, both through `Action.skip`.
     @discardableResult
     public mutating func skipPhase(at now: Instant) -> Bool {
         guard program.kind == .intervals, state(at: now) != .finished else { return false }

@@ -8,8 +8,15 @@ public enum Signal: String, Sendable, Hashable, CaseIterable {
     case warning
     /// A work phase ends and a rest follows.
     case end
-    /// The last phase of the session ended.
+    /// The last phase of the session ended (or, with overtime, the cap was reached).
     case finish
+    /// The last N seconds before a phase change other than the end of prep, for a program
+    /// with `countdown_beeps`.
+    case tick
+    /// Half of a phase with `halfway = true` is gone.
+    case halfway
+    /// Half of a roll is gone: switch partners or sides (`bjj`).
+    case `switch`
 }
 
 /// A signal at a point of the session timeline (elapsed running time).
@@ -25,8 +32,8 @@ public struct SignalPoint: Sendable, Hashable {
 
 extension Signal {
     /// The buzzer's default on/off pattern per signal (on, off, on, …; the line ends off):
-    /// a short tick, a bell, three short warning beeps, a bell, and a finish of two longs
-    /// and a longer one. The one set of defaults: the config's `[buzzer]` (README,
+    /// a short tick, a bell, three short warning beeps, a bell, a finish of two longs
+    /// and a longer one; a tick again, two short halfway beeps, two long switch beeps. The one set of defaults: the config's `[buzzer]` (README,
     /// "Configuration reference") and `Buzzer` both start from it.
     public static let defaultBuzzerPatterns: [Signal: [Duration]] = [
         .prepTick: [.milliseconds(150)],
@@ -34,5 +41,8 @@ extension Signal {
         .warning: [.milliseconds(150), .milliseconds(100), .milliseconds(150), .milliseconds(100), .milliseconds(150)],
         .end: [.milliseconds(600)],
         .finish: [.milliseconds(500), .milliseconds(200), .milliseconds(500), .milliseconds(200), .milliseconds(1200)],
+        .tick: [.milliseconds(150)],
+        .halfway: [.milliseconds(300), .milliseconds(150), .milliseconds(300)],
+        .switch: [.milliseconds(800), .milliseconds(200), .milliseconds(800)],
     ]
 }

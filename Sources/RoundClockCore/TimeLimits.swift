@@ -15,6 +15,14 @@ public enum TimeLimits {
     /// Most phases a program has: a prep, then a work and a rest phase per round.
     public static let maximumPhases = 1 + 2 * maximumRounds
 
+    /// Most sets a program with sets has: 9, the one digit the round panel gives the set
+    /// (`S-RR`, README "What the panels show").
+    public static let maximumSets = 9
+
+    /// Most countdown beeps before a phase change (`countdown_beeps`): one a second for the
+    /// last 10 s.
+    public static let maximumCountdownBeeps = 10
+
     /// Longest timed program: `maximumPhases` phases of `maximumPhase` (199 days).
     /// A saved session of a timed program never runs longer than its program.
     public static let maximumProgram: Duration = maximumPhase * maximumPhases

@@ -161,6 +161,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             carried = []
             for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
             occurrences += controller.advance(to: now)
+            occurrences += controller.startOnSchedule(at: now, wallTime: wallTime(now))
 
             // Face, status and next deadline from one snapshot and one wall time reading (the
             // controller does not change again this turn).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RoundClockConfig
 import RoundClockCore
 
 /// `roundclock programs [SPEC...]`: the presets (or the given specs) with their plan.
@@ -13,6 +14,9 @@ struct Programs: ParsableCommand {
     @Argument(help: "Program specs to describe instead of the preset list.")
     var specs: [String] = []
 
+    @Option(help: "Also list the [programs] of this configuration file (exit 78 if it is bad).")
+    var config: String?
+
     func validate() throws {
         for spec in specs {
             do { _ = try ProgramSpec.parse(spec) } catch { throw ValidationError(error.description) }
@@ -20,7 +24,13 @@ struct Programs: ParsableCommand {
     }
 
     func run() throws {
-        let programs = specs.isEmpty ? Presets.cycle : specs.compactMap { try? ProgramSpec.parse($0) }
+        var programs = specs.isEmpty ? Presets.cycle + Presets.more : specs.compactMap { try? ProgramSpec.parse($0) }
+        if let config {
+            do { programs += try Config.load(config).programs } catch {
+                printError(error.description)
+                throw ExitCode(ConfigError.exitCode)
+            }
+        }
         let nameWidth = max(14, programs.map(\.name.count).max() ?? 0)
         print(pad("PROGRAM", nameWidth) + "  " + pad("TOTAL", 10) + "  PLAN")
         for program in programs {
@@ -34,7 +44,8 @@ struct Programs: ParsableCommand {
             print("""
 
                 Arguments: emom:N (N one-minute rounds, default 10), amrap:M and fortime:M \
-                (M minutes, default 20), countdown:M:SS (required).
+                (M minutes, default 20), countdown:M:SS (required), deathby:M (at most M minutes, default 20).
+                MODE cycles boxing ... clock, then the config's [programs]; fgb, bjj and deathby are chosen by name.
                 Custom: "ROUNDS x WORK[/REST][, prep TIME][, warn TIME]", e.g. "10 x 0:45/0:15, prep 0:10, warn 0:05".
                 """)
         }

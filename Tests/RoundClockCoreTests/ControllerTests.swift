@@ -10,10 +10,6 @@ import Testing
         return out
     }
 
-    func actions(_ o: [Occurrence<T>]) -> [Action] {
-        o.compactMap { if case .action(let a, _) = $0 { a } else { nil } }
-    }
-
     @Test func startActsOnPressDown() {
         var c = Controller<T>(program: Presets.tabata)
         let out = c.handle(ButtonEvent(.start, .press, at: .s(1)))

@@ -35,3 +35,8 @@ func faceChanges(_ controller: inout Controller<T>, from: T, until: T, wall: Wal
     }
     return out
 }
+
+/// The actions among `occurrences`, in order.
+func actions(_ occurrences: [Occurrence<T>]) -> [Action] {
+    occurrences.compactMap { if case .action(let a, _) = $0 { a } else { nil } }
+}

@@ -12,7 +12,8 @@ import RoundClockCore
 ///     anchor_realtime_ns=1795000000000000000
 ///     saved_realtime_ns=1795000012000000000
 ///
-/// `anchor_*` appear only for a running session. In `program`, `\` is written `\\` and a
+/// `anchor_*` appear only for a running session; `class_slot_local_ns` (the last `start_at`
+/// slot started, local wall time) only once a class started by itself. In `program`, `\` is written `\\` and a
 /// line break `\n`. Every number is range-checked (`elapsed_before_ns` at most
 /// `SavedSession.longestElapsed`, the instants within Int64 nanoseconds, the anchors signed):
 /// a file out of range is corrupt, and set aside, never a trap.
@@ -29,6 +30,7 @@ public enum StateFileFormat {
         if let anchor = saved.anchorBoottime { lines.append("anchor_boottime_ns=\(anchor.wholeNanoseconds)") }
         if let anchor = saved.anchorRealtime { lines.append("anchor_realtime_ns=\(anchor.wholeNanoseconds)") }
         lines.append("saved_realtime_ns=\(saved.savedRealtime.wholeNanoseconds)")
+        if let slot = saved.classSlot { lines.append("class_slot_local_ns=\(slot.wholeNanoseconds)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -40,7 +42,7 @@ public enum StateFileFormat {
         guard header.count == 2, header[0] == magic else { throw .foreign("first line is not \"\(magic) N\"") }
         guard header[1] == "\(version)" else { throw .foreign("version \(header[1]); this roundclock reads version \(version)") }
         var values: [String: String] = [:]
-        let known = ["program", "state", "elapsed_before_ns", "boot_id", "anchor_boottime_ns", "anchor_realtime_ns", "saved_realtime_ns"]
+        let known = ["program", "state", "elapsed_before_ns", "boot_id", "anchor_boottime_ns", "anchor_realtime_ns", "saved_realtime_ns", "class_slot_local_ns"]
         for (index, line) in lines.dropFirst().enumerated() {
             guard let eq = line.firstIndex(of: "=") else { throw .corrupt("line \(index + 2): no '='") }
             let key = String(line[..<eq])
@@ -85,8 +87,10 @@ public enum StateFileFormat {
             guard anchorBoot == nil, anchorReal == nil else { throw .corrupt("a \(state.rawValue) session has no anchor") }
             guard (state == .ready) == (elapsed == .zero) else { throw .corrupt("state \(state.rawValue) with elapsed_before_ns \(elapsed.wholeNanoseconds)") }
         }
-        return SavedSession(program: program, runState: state, elapsedBefore: elapsed, bootID: bootID,
-                            anchorBoottime: anchorBoot, anchorRealtime: anchorReal, savedRealtime: saved)
+        var session = SavedSession(program: program, runState: state, elapsedBefore: elapsed, bootID: bootID,
+                                   anchorBoottime: anchorBoot, anchorRealtime: anchorReal, savedRealtime: saved)
+        session.classSlot = try duration("class_slot_local_ns", signed: true)
+        return session
     }
 
     static func escape(_ s: String) -> String {

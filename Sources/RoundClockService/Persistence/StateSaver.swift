@@ -67,7 +67,9 @@ public struct StateSaver: Sendable {
                                     clockSynchronized: readings.clockSynchronized(), resumeAfterReboot: resumeAfterReboot)
         let decision: (session: Session<Instant>, outcome: ResumeOutcome) = ResumeDecision.decide(saved, program: program, context: context, now: instant)
         logger.info("state: \(program.name) \(decision.outcome)")
-        return (decision.session, decision.outcome)
+        var session = decision.session
+        session.classSlot = saved.classSlot.map(WallTime.init(sinceEpoch:))
+        return (session, decision.outcome)
     }
 
     private func setAside(because error: StateFileError) {
