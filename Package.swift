@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
     ],
     swiftLanguageModes: [.v6]
 )
