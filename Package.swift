@@ -77,7 +77,10 @@ let package = Package(
             dependencies: ["RoundClockCore", "Hex", "Panels", "Platform", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
-        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware"]),
+        .target(name: "RoundClockBench", dependencies: [
+            "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // What both commands share: exit statuses, one-line usage errors, option range checks.
         .target(name: "CommandLineSupport", dependencies: [
             "TOML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -107,7 +110,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "Platform", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,11 +1,11 @@
 import Foundation
 import Platform
 
-/// A test's connection to `roundclock run --control PATH`: lines out, lines in, each read
-/// waiting with a generous deadline (never a fixed sleep).
+/// A test's connection to `roundclock run --control PATH` (Platform's `LineConnection`),
+/// connected once the clock listens; every read waits with a generous deadline (never a
+/// fixed sleep).
 final class ControlConnection {
-    let fd: Int32
-    private var buffer: [UInt8] = []
+    let connection: LineConnection
 
     /// Connects, retrying until the clock listens (or `deadline`).
     init(path: String, deadline: Duration = .seconds(60)) async throws {
@@ -13,7 +13,7 @@ final class ControlConnection {
         let end = clock.now.advanced(by: deadline)
         while true {
             do {
-                fd = try UnixSocket.connect(path: path)
+                connection = try LineConnection(path: path)
                 return
             } catch {
                 guard clock.now < end else { throw error }
@@ -22,48 +22,10 @@ final class ControlConnection {
         }
     }
 
-    deinit { close(fd) }
-
-    /// Sends `bytes` and a newline (all of them: a blocking socket).
-    func send(_ bytes: [UInt8], newline: Bool = true) throws {
-        let all = bytes + (newline ? [0x0A] : [])
-        var sent = 0
-        while sent < all.count {
-            let n = try UnixSocket.send(fd, all[sent...], subject: "test client")
-            guard n > 0 else { throw POSIXError(.EAGAIN) }
-            sent += n
-        }
-    }
-
-    func send(_ line: String) throws { try send(Array(line.utf8)) }
-
-    /// The next line (without its newline), or `nil` at the end of the stream; throws
-    /// `ETIMEDOUT` after `deadline`.
-    func line(deadline: Duration = .seconds(30)) throws -> String? {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: deadline)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeFirst(newline + 1)
-                return line
-            }
-            let left = clock.now.duration(to: end)
-            guard left > .zero else { throw POSIXError(.ETIMEDOUT) }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
-            let ms = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            guard try pollDescriptors(&fds, timeout: ms, subject: "test client") > 0 else { continue }
-            guard let count = try UnixSocket.receive(fd, into: &chunk, subject: "test client"), count > 0 else { return nil }
-            buffer += chunk[0..<count]
-        }
-    }
-
-    /// Sends `line` and returns the reply line.
-    func request(_ line: String) throws -> String {
-        try send(line)
-        return try self.line() ?? "<closed>"
-    }
+    func send(_ bytes: [UInt8]) throws { try connection.send(bytes) }
+    func send(_ line: String) throws { try connection.send(line) }
+    func line(deadline: Duration = .seconds(30)) throws -> String? { try connection.line(timeout: deadline) }
+    func request(_ line: String) throws -> String { try connection.request(line) ?? "<closed>" }
 
     /// Reads state lines until one satisfies `matches`; returns it.
     func state(where matches: ([String: Any]) -> Bool, deadline: Duration = .seconds(30)) throws -> [String: Any] {

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ControlProtocol
+import Logging
+import Platform
+import RoundClockCore
+import RoundClockService
+
+/// `roundclock-bench control`: the control socket's latency, in real time on an emulated
+/// board, with the real render loop (on its own thread), the real `ControlServer` (on its
+/// own) and a client on a Unix socket, as `run --control` wires them. STOP and START
+/// alternate on a running countdown at random gaps (like `buttons`), each sent as
+/// `{"command": ...}` on one connection while another is subscribed. Measured:
+/// - command sent (the clock read just before send(2)) -> the display commit showing it
+///   (the loop's own reading after the commit returned);
+/// - that commit -> its state line read by the subscriber.
+public struct ControlBench: Sendable {
+    public var commands: Int
+    public var gap: ClosedRange<Int> = 20...80
+    /// Busy threads on every CPU meanwhile.
+    public var load = false
+    public var timeout: Duration = .seconds(5)
+
+    public init(commands: Int, load: Bool = false) {
+        self.commands = commands
+        self.load = load
+    }
+
+    public func run() async throws -> ControlReport {
+        let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
+        defer { generator?.finish() }
+        let clock = ContinuousClock()
+        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let log = CommitLog()
+        let hub = try ControlHub()
+        let path = "/tmp/roundclock-bench-\(getpid()).sock"
+        let server = try ControlServer(path: path, hub: hub, logger: Logger(label: "roundclock-bench"),
+                                       checkProgram: { _ in nil }, post: { inbox.post($0, at: clock.now) })
+        let thread = try server.start()
+        defer { server.stop(); thread.join() }
+        let (loop, controller) = try await ButtonBench.countdownLoop(
+            clock: clock, inbox: inbox, observer: Observers(members: [log, ControlStateObserver(hub: hub)]))
+        let anchor = loop.start
+        let task = Task { await loop.run(controller) }
+        defer { task.cancel() }
+        _ = try await log.commit(after: 0, clock: clock, timeout: timeout, what: "the initial face") { _ in true }
+        let remote = try LineConnection(path: path)
+        let subscriber = try LineConnection(path: path)
+        try subscriber.send(ControlRequest.subscribe.line)
+        _ = try subscriber.line(timeout: timeout)
+
+        var latencies: [Double] = [], deliveries: [Double] = []
+        var random = SystemRandomNumberGenerator()
+        for i in 0..<commands {
+            try await Task.sleep(for: .milliseconds(Int.random(in: gap, using: &random)))
+            let pausing = i % 2 == 0
+            let seen = log.all.count
+            let sent = clock.now
+            let reply = try remote.request(ControlRequest.command(pausing ? .stop : .start).line, timeout: timeout)
+            guard reply == ControlReply.ok.line else { throw BenchFailure("command \(i + 1) answered \(reply ?? "<closed>")") }
+            let shown = try await log.commit(after: seen, clock: clock, timeout: timeout, what: "command \(i + 1)") {
+                $0.face.time.blinking == pausing
+            }
+            latencies.append(micros(shown.at - anchor.duration(to: sent)))
+            let state = pausing ? "paused" : "running"
+            while true {
+                guard let line = try subscriber.line(timeout: timeout) else { throw BenchFailure("the subscriber was closed") }
+                if ControlState.parse(line)?.state == state { break }
+            }
+            deliveries.append(micros(anchor.duration(to: clock.now) - shown.at))
+        }
+        return ControlReport(latency: LatencySummary(latencies), delivery: LatencySummary(deliveries), load: load)
+    }
+}
+
+public struct ControlReport: Sendable, CustomStringConvertible {
+    public var latency: LatencySummary?
+    public var delivery: LatencySummary?
+    public var load = false
+
+    public var description: String {
+        guard let l = latency, let d = delivery else { return "control: no commands" }
+        return "control socket\(load ? " (load: busy thread per CPU)" : ""): \(l.count) commands (STOP/START), "
+            + "command sent -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs\n"
+            + "display commit -> state line read by a subscriber: p50 \(fixed(d.p50, 0)) µs, p99 \(fixed(d.p99, 0)) µs, max \(fixed(d.max, 0)) µs"
+    }
+}

@@ -1,0 +1,90 @@
+import ControlProtocol
+import Foundation
+import Platform
+import RoundClockCore
+import Synchronization
+import Testing
+@testable import RoundClockService
+
+/// The control socket's server in process: what a subscriber that stops reading costs
+/// (nothing to the publisher: it is dropped), and where commands go.
+@Suite struct ControlServerTests {
+    final class Progress: Sendable {
+        let read = Atomic(0)
+    }
+
+    final class Posted: Sendable {
+        let commands = Mutex<[ControlCommand]>([])
+    }
+
+    /// A server on a socket in a fresh directory, its thread started; its log and what it posted.
+    static func started() throws -> (TempDir, LogLines, Posted, ControlServer, PosixThread) {
+        let dir = try TempDir(), logs = LogLines(), posted = Posted()
+        let server = try ControlServer(path: "\(dir.path)/control.sock", hub: ControlHub(), logger: logs.logger(),
+                                       checkProgram: { $0 == "tabata" ? nil : "unknown program \($0)" },
+                                       post: { command in posted.commands.withLock { $0.append(command) } })
+        return (dir, logs, posted, server, try server.start())
+    }
+
+    static func state(_ n: Int) -> ControlState {
+        ControlState(state: "running", phase: "work", round: n, rounds: 1_000_000, program: "boxing", brightness: 15,
+                     panels: [.init(role: "time", text: String(repeating: "8", count: 1000))])
+    }
+
+    @Test func aSubscriberThatStopsReadingIsDroppedWhileAReadingOneGetsEveryState() async throws {
+        let (dir, logs, _, server, thread) = try Self.started()
+        defer { dir.remove() }
+        let stalled = try LineConnection(path: server.path)
+        try stalled.send(#"{"command": "subscribe"}"#)
+        let reader = try LineConnection(path: server.path)
+        try reader.send(#"{"command": "subscribe"}"#)
+        // Both are subscribed once the hub counts them (the server thread does it).
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(30))
+        while server.hub.subscriberCount < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(server.hub.subscriberCount == 2)
+        // 5,000 states of about 1 KB: far more than the stalled client's socket buffer plus
+        // the 256 KiB the server keeps for it. The reading one gets them all, in order.
+        // The publisher runs ahead of the reading one by at most 100 states (100 KB, under
+        // the limit), never by waiting on the server.
+        let hub = server.hub
+        let progress = Progress()
+        let publishing = Task.detached {
+            for n in 1...5000 {
+                hub.publish(Self.state(n))
+                while n - progress.read.load(ordering: .relaxed) > 100 { try? await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        var last = 0
+        while last < 5000, let line = try reader.line(timeout: .seconds(60)), let state = ControlState.parse(line) {
+            #expect(state.round == last + 1)
+            last = state.round
+            progress.read.store(last, ordering: .relaxed)
+        }
+        #expect(last == 5000)
+        await publishing.value
+        // The stalled one was dropped: what it had queued, then the end of the stream.
+        var lines = 0
+        while try stalled.line(timeout: .seconds(60)) != nil { lines += 1 }
+        #expect(lines < 5000)
+        #expect(logs.all.contains { $0.contains("subscriber fell behind") && $0.contains("dropped") }, "\(logs.all)")
+        server.stop()
+        thread.join()
+        #expect(!FileManager.default.fileExists(atPath: server.path), "socket file removed")
+    }
+
+    @Test func commandsArePostedAndAnswered() async throws {
+        let (dir, _, posted, server, thread) = try Self.started()
+        defer { dir.remove() }
+        defer { server.stop(); thread.join() }
+        let client = try LineConnection(path: server.path)
+        #expect(try client.request(#"{"command": "hold-stop"}"#) == #"{"ok": true}"#)
+        #expect(try client.request(#"{"command": "program", "program": "tabata"}"#) == #"{"ok": true}"#)
+        #expect(try client.request(#"{"command": "program", "program": "yoga"}"#) == #"{"ok": false, "error": "unknown program yoga"}"#)
+        // A request may arrive in pieces.
+        try client.send(Array(#"{"command":"#.utf8), newline: false)
+        try client.send(Array(#" "skip"}"#.utf8))
+        #expect(try client.line() == #"{"ok": true}"#)
+        #expect(posted.commands.withLock { $0 } == [.holdStop, .program("tabata"), .skip])
+    }
+}
