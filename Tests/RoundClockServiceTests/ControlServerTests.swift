@@ -87,4 +87,25 @@ import Testing
         #expect(try client.line() == #"{"ok": true}"#)
         #expect(posted.commands.withLock { $0 } == [.holdStop, .program("tabata"), .skip])
     }
+
+    /// `echo '{"command": "subscribe"}' | socat ...` and `printf '{"command": "stop"}' | nc -NU ...`:
+    /// the client closes its sending side after the request.
+    @Test func aClientThatClosesItsSendingSideIsStillAnsweredAndFed() async throws {
+        let (dir, _, posted, server, thread) = try Self.started()
+        defer { dir.remove() }
+        defer { server.stop(); thread.join() }
+        let oneShot = try LineConnection(path: server.path)
+        try oneShot.send(Array(#"{"command": "stop"}"#.utf8), newline: false)
+        shutdown(oneShot.fd, Int32(SHUT_WR))
+        #expect(try oneShot.line() == #"{"ok": true}"#)
+        #expect(try oneShot.line() == nil, "closed once answered")
+        #expect(posted.commands.withLock { $0 } == [.stop])
+        server.hub.publish(Self.state(1))
+        let subscriber = try LineConnection(path: server.path)
+        try subscriber.send(#"{"command": "subscribe"}"#)
+        shutdown(subscriber.fd, Int32(SHUT_WR))
+        #expect(try subscriber.line().flatMap(ControlState.parse)?.round == 1)
+        server.hub.publish(Self.state(2))  // subscribed: the first line came
+        #expect(try subscriber.line().flatMap(ControlState.parse)?.round == 2)
+    }
 }

@@ -80,7 +80,11 @@ public final class ControlServer: Sendable {
                 if clients[index].pending > 0, revents & (POLLOUT | POLLERR | POLLHUP) != 0 || clients[index].closing {
                     flush(&clients[index])
                 }
-                if clients[index].fd < 0 || (clients[index].closing && clients[index].pending == 0) { dropped.append(index) }
+                // A client that closed its sending side is done once its replies are out, unless
+                // it subscribed (`socat` half-closes after its request): then until it hangs up.
+                let client = clients[index]
+                let hungUp = client.closing && revents & (POLLHUP | POLLERR) != 0
+                if client.fd < 0 || hungUp || (client.closing && client.pending == 0 && !client.subscribed) { dropped.append(index) }
             }
             if fds[0].revents != 0 {
                 hub.wake.clear()
