@@ -6,6 +6,7 @@ import Logging
 import Platform
 import RoundClockCore
 import RoundClockService
+import Synchronization
 
 /// `roundclock-bench control`: the control socket's latency, in real time on an emulated
 /// board, with the real render loop (on its own thread), the real `ControlServer` (on its
@@ -14,7 +15,8 @@ import RoundClockService
 /// `{"command": ...}` on one connection while another is subscribed. Measured:
 /// - command sent (the clock read just before send(2)) -> the display commit showing it
 ///   (the loop's own reading after the commit returned);
-/// - that commit -> its state line read by the subscriber.
+/// - that commit -> its state line read by the subscriber (on a thread of its own, timed as
+///   its read returns).
 public struct ControlBench: Sendable {
     public var commands: Int
     public var gap: ClosedRange<Int> = 20...80
@@ -46,9 +48,8 @@ public struct ControlBench: Sendable {
         defer { task.cancel() }
         _ = try await log.commit(after: 0, clock: clock, timeout: timeout, what: "the initial face") { _ in true }
         let remote = try LineConnection(path: path)
-        let subscriber = try LineConnection(path: path)
-        try subscriber.send(ControlRequest.subscribe.line)
-        _ = try subscriber.line(timeout: timeout)
+        let tap = try SubscriberTap(path: path, clock: clock, timeout: timeout)
+        defer { server.stop(); tap.join() }  // the server's end ends the subscriber's stream
 
         var latencies: [Double] = [], deliveries: [Double] = []
         var random = SystemRandomNumberGenerator()
@@ -63,12 +64,8 @@ public struct ControlBench: Sendable {
                 $0.face.time.blinking == pausing
             }
             latencies.append(micros(shown.at - anchor.duration(to: sent)))
-            let state = pausing ? "paused" : "running"
-            while true {
-                guard let line = try subscriber.line(timeout: timeout) else { throw BenchFailure("the subscriber was closed") }
-                if ControlState.parse(line)?.state == state { break }
-            }
-            deliveries.append(micros(anchor.duration(to: clock.now) - shown.at))
+            let arrived = try await tap.arrival(of: pausing ? "paused" : "running", timeout: timeout)
+            deliveries.append(micros(anchor.duration(to: arrived) - shown.at))
         }
         return ControlReport(latency: LatencySummary(latencies), delivery: LatencySummary(deliveries), load: load)
     }
@@ -84,5 +81,49 @@ public struct ControlReport: Sendable, CustomStringConvertible {
         return "control socket\(load ? " (load: busy thread per CPU)" : ""): \(l.count) commands (STOP/START), "
             + "command sent -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs\n"
             + "display commit -> state line read by a subscriber: p50 \(fixed(d.p50, 0)) µs, p99 \(fixed(d.p99, 0)) µs, max \(fixed(d.max, 0)) µs"
+    }
+}
+
+/// The subscriber of `roundclock-bench control`: its own thread reads state lines as they
+/// come and notes each one's arrival on the clock.
+final class SubscriberTap: Sendable {
+    private final class Arrivals: Sendable {
+        /// Every state line's arrival, and how many `arrival` has handed out.
+        let lines = Mutex<(all: [(at: ContinuousClock.Instant, state: String)], taken: Int)>(([], 0))
+    }
+    private let arrivals = Arrivals()
+    private let thread: PosixThread
+
+    init(path: String, clock: ContinuousClock, timeout: Duration) throws {
+        let connection = try LineConnection(path: path)
+        try connection.send(ControlRequest.subscribe.line)
+        _ = try connection.line(timeout: timeout)  // the current state
+        nonisolated(unsafe) let owned = connection  // the thread's alone from here on
+        let arrivals = self.arrivals
+        thread = try PosixThread.start(named: "bench-subscriber") {
+            while let line = try? owned.line(timeout: .seconds(3600)) {
+                let at = clock.now
+                if let state = ControlState.parse(line)?.state { arrivals.lines.withLock { $0.all.append((at, state)) } }
+            }
+        }
+    }
+
+    /// Waits for the server to end the stream.
+    func join() { thread.join() }
+
+    /// When the next line showing `state` (after those already handed out) arrived.
+    func arrival(of state: String, timeout: Duration) async throws -> ContinuousClock.Instant {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            let hit = arrivals.lines.withLock { lines -> ContinuousClock.Instant? in
+                guard let index = lines.all[lines.taken...].firstIndex(where: { $0.state == state }) else { return nil }
+                lines.taken = index + 1
+                return lines.all[index].at
+            }
+            if let hit { return hit }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw BenchFailure("no \(state) line within \(timeout)")
     }
 }
