@@ -37,7 +37,9 @@ public struct ControlBench: Sendable {
         let log = CommitLog()
         let hub = try ControlHub()
         let path = "/tmp/roundclock-bench-\(getpid()).sock"
-        let server = try ControlServer(path: path, hub: hub, logger: Logger(label: "roundclock-bench"),
+        var logger = Logger(label: "roundclock-bench")
+        logger.logLevel = .warning  // not the "control socket PATH" line
+        let server = try ControlServer(path: path, hub: hub, logger: logger,
                                        checkProgram: { _ in nil }, post: { inbox.post($0, at: clock.now) })
         let thread = try server.start()
         defer { server.stop(); thread.join() }

@@ -134,6 +134,7 @@ extension RoundClockBenchCommand {
             print(try await VirtualDrift().run())
             print(try await CostBench(duration: .milliseconds(600)).run())
             print(try await ButtonBench(presses: 10).run())
+            print(try await ControlBench(commands: 10).run())
             print(await TimerProbe(count: 10).run())
             print("bench smoke: all benchmarks ran")
         }

@@ -98,6 +98,20 @@ import TestSupport
         #expect(SignalTests.describe(try await SignalTests.wait(again)) == "exit 0")
     }
 
+    @Test func aSocketThatCannotBeSetUpIsOneLineAndExit73() async throws {
+        let long = "/tmp/" + String(repeating: "x", count: 120)
+        let tooLong = try await CLIRun.run(["run", "--simulate", "--control", long])
+        #expect(tooLong.status == 73)
+        #expect(tooLong.stderr == "roundclock: control socket: \(long): socket failed: a socket path is 1 to 107 bytes\n")
+        let file = temporaryFile("not-a-socket")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "keep me".write(toFile: file, atomically: false, encoding: .utf8)
+        let inTheWay = try await CLIRun.run(["run", "--simulate", "--control", file])
+        #expect(inTheWay.status == 73)
+        #expect(inTheWay.stderr == "roundclock: control socket: \(file): bind failed: a file that is not a socket is in the way\n")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me", "never removed")
+    }
+
     /// 1,000+ generated malformed lines (seed printed; replay with MALFORMED_SEED), a
     /// subscriber that never reads, one that hangs up, 100 connections at once: every bad line
     /// gets one error line, the clock keeps counting every second on time, and it still obeys.
