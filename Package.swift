@@ -101,7 +101,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test helpers shared by test targets (a seeded generator); no product links it.
+        // Test helpers shared by test targets (a seeded generator, malformed control requests); no product links it.
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
@@ -120,6 +120,7 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: [
             "JSON", "ControlProtocol", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
