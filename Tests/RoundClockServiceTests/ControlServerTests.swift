@@ -108,4 +108,28 @@ import Testing
         server.hub.publish(Self.state(2))  // subscribed: the first line came
         #expect(try subscriber.line().flatMap(ControlState.parse)?.round == 2)
     }
+
+    /// A client that sends 20,000 requests before reading any reply (260 KB of replies) is
+    /// no longer read while 128 KiB of them wait: it is throttled, not dropped, and gets
+    /// every reply once it reads; another client is answered meanwhile.
+    @Test func aClientThatDoesNotReadItsRepliesIsThrottledNotDropped() async throws {
+        let (dir, _, posted, server, thread) = try Self.started()
+        defer { dir.remove() }
+        defer { server.stop(); thread.join() }
+        let flooding = try LineConnection(path: server.path)
+        nonisolated(unsafe) let sender = flooding  // sends on its thread, read below
+        let requests = 20_000
+        let sending = try PosixThread.start(named: "test-flood") {
+            let line = Array(#"{"command": "mode"}"#.utf8) + [0x0A]
+            try? sender.send(Array((0..<requests).map { _ in line }.joined()), newline: false)
+        }
+        // Served meanwhile.
+        let other = try LineConnection(path: server.path)
+        #expect(try other.request(#"{"command": "start"}"#) == #"{"ok": true}"#)
+        var replies = 0
+        while replies < requests, try flooding.line() == #"{"ok": true}"# { replies += 1 }
+        sending.join()
+        #expect(replies == requests)
+        #expect(posted.commands.withLock { $0.count } == requests + 1)
+    }
 }
