@@ -163,6 +163,7 @@ import TestSupport
         #expect(answered)
         #expect(try remote.request(#"{"command": "stop"}"#) == Self.ok)
         #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+        #expect(clock.log.contains("control socket: 32 clients connected; refusing more"), "\(clock.log)")
 
         // Every second was shown, in order, each on time (t from the first running frame).
         let time = try jsonLines(clock.frames).filter { $0.object["panel"] as? String == "time" && $0.object["state"] as? String == "running" }
