@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "roundclock-bench", targets: ["roundclock-bench"]),
         .library(name: "RoundClockCore", targets: ["RoundClockCore"]),
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
+        // The control socket's wire contract, for clients such as roundclock-gateway.
+        .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +28,11 @@ let package = Package(
         .target(name: "RoundClockCore", swiftSettings: crossModule),
         // Pure: the one hexadecimal formatter (I2C bytes, display RAM, U+XXXX, \u escapes). No Foundation, no C.
         .target(name: "Hex", swiftSettings: crossModule),
+        // Pure: a strict RFC 8259 reader (bounded size and depth, UTF-8 only, one-line errors)
+        // and the one JSON writer (frames file, control socket). No Foundation, no C.
+        .target(name: "JSON", dependencies: ["Hex"], swiftSettings: crossModule),
+        // Pure: the control socket's wire contract: request, reply and state lines. No Foundation, no C.
+        .target(name: "ControlProtocol", dependencies: ["JSON"], swiftSettings: crossModule),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
         .target(name: "SegmentDisplay", dependencies: ["Hex"], swiftSettings: crossModule),
         // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
@@ -61,7 +68,8 @@ let package = Package(
         .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Panels", "Platform", "CSwiftConcurrencyHooks",
+            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "JSON", "ControlProtocol", "Panels", "Platform",
+            "CSwiftConcurrencyHooks",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -72,7 +80,10 @@ let package = Package(
             dependencies: ["RoundClockCore", "Hex", "Panels", "Platform", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
-        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware"]),
+        .target(name: "RoundClockBench", dependencies: [
+            "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // What both commands share: exit statuses, one-line usage errors, option range checks.
         .target(name: "CommandLineSupport", dependencies: [
             "TOML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -81,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -93,7 +104,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test helpers shared by test targets (a seeded generator); no product links it.
+        // Test helpers shared by test targets (a seeded generator, malformed control requests); no product links it.
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
@@ -102,7 +113,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "Platform", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -112,11 +123,15 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        // The JSON reader and writer, and the control socket's wire contract on top of them.
+        .testTarget(name: "JSONTests", dependencies: [
+            "JSON", "ControlProtocol", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,10 +41,13 @@ public struct Status: Sendable, Hashable {
     public var phase: Phase
     public var round: Int
     public var rounds: Int
-    public init(state: State, phase: Phase, round: Int, rounds: Int) {
+    /// The session's program's name (the control socket's state lines).
+    public var program: String
+    public init(state: State, phase: Phase, round: Int, rounds: Int, program: String = "") {
         self.state = state
         self.phase = phase
         self.round = round
         self.rounds = rounds
+        self.program = program
     }
 }
