@@ -7,59 +7,61 @@ extension Frame {
     /// (power-up, power loss) is reported instead of guessed at.
     public init(ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) {
         guard ram.count == 16 else { throw .wrongRAMSize(ram.count) }
-        switch kind {
-        case .seg7x4, .bigseg7x4: self = try Self.decodeSevenSegment(ram, kind: kind)
-        case .seg14x4: self = try Self.decodeFourteenSegment(ram)
-        case .matrix8x8, .matrix16x8: self = try Self.decodeMatrix(ram, kind: kind)
+        if kind.isMatrix {
+            self = try Self.decodeMatrix(ram, kind: kind)
+        } else {
+            self = try Self.decodeSegments(ram, kind: kind)
         }
     }
 
-    private static func decodeSevenSegment(
-        _ ram: [UInt8], kind: LayoutKind
-    ) throws(SegmentDisplayError) -> Frame {
+    /// Reads each position's segments, points, colons and dots through the layout's
+    /// wiring, then checks that no other bit is lit.
+    private static func decodeSegments(_ ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
         var frame = Frame(kind: kind)
-        for (index, byte) in sevenSegmentDigitBytes.enumerated() {
-            let value = ram[byte]
-            let point = value & SevenSegmentFont.decimalPoint != 0
-            if point && !kind.hasDecimalPoints {
-                throw .undecodable(kind, detail: "byte \(byte) has the DP bit; \(kind) has no decimal points")
-            }
-            guard let character = SevenSegmentFont.character(for: value & 0x7F) else {
-                throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(value, digits: 2)) is no glyph")
-            }
-            frame.cells[index] = Cell(character, point: point)
+        var used = [UInt8](repeating: 0, count: 16)
+        func lit(_ wire: RAMBit) -> Bool {
+            used[wire.byte] |= wire.mask
+            return ram[wire.byte] & wire.mask != 0
         }
-        let marks = ram[sevenSegmentColonByte]
-        let allowed = colonBit | (kind.hasIndicators ? Indicators.all.rawValue : 0)
-        guard marks & ~allowed == 0 else {
-            throw .undecodable(kind, detail: "byte 4 = 0x\(hex(marks, digits: 2)) has unknown bits")
+        for (index, wiring) in kind.digits.enumerated() {
+            var bits: UInt16 = 0
+            for (bit, wire) in wiring.segments.enumerated() where lit(wire) { bits |= 1 << UInt16(bit) }
+            let point = wiring.point.map(lit) ?? false
+            frame.cells[index] = try cell(bits: bits, point: point, font: kind.font, kind: kind, position: index)
         }
-        frame.colon = marks & colonBit != 0
-        frame.indicators = Indicators(rawValue: marks & Indicators.all.rawValue)
-        for byte in 0..<16 where !sevenSegmentDigitBytes.contains(byte)
-            && byte != sevenSegmentColonByte && ram[byte] != 0 {
-            throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by \(kind)")
+        for (index, colon) in kind.colons.enumerated() {
+            let states = colon.bits.map(lit)
+            guard states.allSatisfy({ $0 == states.first }) else {
+                throw .undecodable(kind, detail: "colon after position \(colon.after) is only partly lit")
+            }
+            frame.litColons[index] = states.first ?? false
+        }
+        for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where lit(wire) {
+            frame.indicators.insert(dot)
+        }
+        for byte in 0..<16 where ram[byte] & ~used[byte] != 0 {
+            throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) has bits not used by \(kind)")
         }
         return frame
     }
 
-    private static func decodeFourteenSegment(_ ram: [UInt8]) throws(SegmentDisplayError) -> Frame {
-        var frame = Frame(kind: .seg14x4)
-        for index in 0..<frame.cells.count {
-            let bits = UInt16(ram[2 * index]) | UInt16(ram[2 * index + 1]) << 8
-            let withoutPoint = bits & ~FourteenSegmentFont.decimalPoint
-            if bits != withoutPoint, let character = FourteenSegmentFont.characterByBits[withoutPoint] {
-                frame.cells[index] = Cell(character, point: true)
-            } else if let character = FourteenSegmentFont.characterByBits[bits] {
-                frame.cells[index] = Cell(character)
-            } else {
-                throw .undecodable(.seg14x4, detail: "position \(index) = 0x\(hex(bits, digits: 4)) is no glyph")
+    /// The cell for one position's segment bits (font bit order, DP apart).
+    private static func cell(bits: UInt16, point: Bool, font: LayoutKind.Font, kind: LayoutKind,
+                             position: Int) throws(SegmentDisplayError) -> Cell {
+        if font == .fourteenSegment {
+            if point, let character = FourteenSegmentFont.characterByBits[bits] {
+                return Cell(character, point: true)
             }
+            let withPoint = point ? bits | FourteenSegmentFont.decimalPoint : bits
+            guard let character = FourteenSegmentFont.characterByBits[withPoint] else {
+                throw .undecodable(kind, detail: "position \(position) = 0x\(hex(withPoint, digits: 4)) is no glyph")
+            }
+            return Cell(character)
         }
-        for byte in 8..<16 where ram[byte] != 0 {
-            throw .undecodable(.seg14x4, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by seg14x4")
+        guard let character = SevenSegmentFont.character(for: UInt8(truncatingIfNeeded: bits)) else {
+            throw .undecodable(kind, detail: "position \(position) = 0x\(hex(UInt8(truncatingIfNeeded: bits), digits: 2)) is no glyph")
         }
-        return frame
+        return Cell(character, point: point)
     }
 
     private static func decodeMatrix(_ ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
@@ -79,7 +81,7 @@ extension Frame {
             frame.cells[index] = Cell(character)
         }
         if let column = layout.colon {
-            frame.colon = grid[column, MatrixFont.colonRows[0]]
+            frame.litColons[0] = grid[column, MatrixFont.colonRows[0]]
         }
         guard frame.pixelGrid() == grid else {
             throw .undecodable(kind, detail: "pixels lit outside the font's glyph and colon cells")
@@ -87,4 +89,3 @@ extension Frame {
         return frame
     }
 }
-

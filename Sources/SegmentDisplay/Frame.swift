@@ -24,8 +24,10 @@ public struct Frame: Equatable, Sendable {
     public let kind: LayoutKind
     /// Exactly `kind.positions` cells, left to right.
     public internal(set) var cells: [Cell]
-    /// Centre colon (only on kinds with `hasColon`).
-    public internal(set) var colon: Bool = false
+    /// Which of `kind.colons` are lit, in the same order.
+    public internal(set) var litColons: [Bool]
+    /// Whether any colon is lit (the centre colon of the 4-digit backpacks).
+    public var colon: Bool { litColons.contains(true) }
     /// Extra dots (only on `bigseg7x4`).
     public internal(set) var indicators: Indicators = []
 
@@ -33,6 +35,7 @@ public struct Frame: Equatable, Sendable {
     public init(kind: LayoutKind) {
         self.kind = kind
         cells = Array(repeating: Cell(" "), count: kind.positions)
+        litColons = Array(repeating: false, count: kind.colons.count)
     }
 
     /// Parses panel text (see `TextParser` for the format), e.g. `" 2:58"`.
@@ -40,10 +43,10 @@ public struct Frame: Equatable, Sendable {
         self = try TextParser.parse(text, kind: kind)
     }
 
-    /// Turns the colon on or off; throws on kinds without a colon.
+    /// Turns every colon on or off; throws on kinds without a colon.
     public mutating func setColon(_ on: Bool) throws(SegmentDisplayError) {
         guard kind.hasColon else { throw .noColon(kind) }
-        colon = on
+        litColons = Array(repeating: on, count: kind.colons.count)
     }
 
     /// Sets the indicator dots; throws on kinds without them (all but `bigseg7x4`).
@@ -53,14 +56,16 @@ public struct Frame: Equatable, Sendable {
     }
 
     /// The panel text in canonical form: one character per position, `.` after a
-    /// position whose point is lit, `:` after the 2nd position when the colon is
-    /// lit. Indicator dots have no text form.
+    /// position whose point is lit, `:` after the position a lit colon follows (the 2nd
+    /// on the 4-digit backpacks). Indicator dots have no text form.
     public var text: String {
         var result = ""
         for (index, cell) in cells.enumerated() {
             result.append(cell.character)
             if cell.point { result.append(".") }
-            if colon && index == kind.colonAfterPosition - 1 { result.append(":") }
+            for (colon, lit) in zip(kind.colons, litColons) where lit && colon.after == index + 1 {
+                result.append(":")
+            }
         }
         return result
     }
