@@ -35,6 +35,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// How long a button must be held for a long press.
     public let longPress: Duration
     public var cadence: Cadence
+    /// Digits of the time and round panels the faces are laid out for (the board's).
+    public var panelWidths = PanelWidths()
     /// Day/night dimming by local wall time.
     public var brightness: BrightnessSchedule
     /// After this long ready with no button pressed, the panels show the wall clock until
@@ -258,7 +260,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var change: Instant?
         let idleFrom = idleClockFrom
         if let snapshot, (idleFrom.map { now < $0 } ?? true) {
-            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence)
+            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, widths: panelWidths)
             face = built.face
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
         } else {

@@ -53,10 +53,12 @@ extension Face {
 public enum FaceBuilder {
     /// The face for a timed session, and the time until it changes if the session keeps
     /// running (`nil`: it will not change by itself).
-    public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds) -> (face: Face, changesIn: Duration?) {
+    /// `widths`: digits of the time and round panels (`PanelWidths`).
+    public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds,
+                            widths: PanelWidths = PanelWidths()) -> (face: Face, changesIn: Duration?) {
         let reading = s.phase.counting == .down
-            ? PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence)
-            : PanelTime.countUp(s.elapsedInPhase, cadence: cadence)
+            ? PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence, digits: widths.time)
+            : PanelTime.countUp(s.elapsedInPhase, cadence: cadence, digits: widths.time)
         let running = s.state == .running
         var time = reading.text
         // A frozen H:MM reading keeps its colon lit so it cannot be read as M:SS.
@@ -71,7 +73,7 @@ public enum FaceBuilder {
         }
         let face = Face(
             time: PanelText(time, blinking: s.state == .paused),
-            round: PanelText(roundText(round: s.round, of: s.rounds)),
+            round: PanelText(roundText(round: s.round, of: s.rounds, digits: widths.round)),
             phase: PanelText(phaseText))
         guard running else { return (face, nil) }
         var changesIn = reading.changesIn
@@ -100,11 +102,12 @@ public enum FaceBuilder {
 
     /// `rr.tt`: round right-aligned in two digits (`--` during prep), the point of the
     /// second digit lit, the number of rounds right-aligned in the last two. Blank for
-    /// single-round programs.
-    public static func roundText(round: Int, of rounds: Int) -> String {
-        guard rounds > 1 else { return "    " }
+    /// single-round programs. A 2-digit round panel (`digits` < 4) shows `rr` alone.
+    public static func roundText(round: Int, of rounds: Int, digits: Int = 4) -> String {
+        guard rounds > 1 else { return digits < 4 ? "  " : "    " }
         func two(_ n: Int) -> String { n < 10 ? " \(n)" : "\(min(n, 99))" }
-        return (round == 0 ? "--" : two(round)) + "." + two(rounds)
+        let current = round == 0 ? "--" : two(round)
+        return digits < 4 ? current : current + "." + two(rounds)
     }
 
     /// A label padded or cut to the four positions of the phase panel, left-aligned.
