@@ -1,5 +1,4 @@
 import ArgumentParser
-import CommandLineSupport
 import RoundClockConfig
 import SegmentDisplay
 import Simulation
@@ -33,19 +32,19 @@ struct Render: ParsableCommand {
     @Flag(help: "Plain ASCII art even on a terminal.")
     var plain = false
 
-    /// Without --board, checked while parsing; with it, in `run` (a bad board file exits 78).
+    /// Without --board, checked while parsing; with it, in `run` (after reading the file).
     func validate() throws {
         if board == nil { _ = try frame(layouts: []) }
     }
 
-    /// The custom layouts of `--board`; a bad board file exits 78 like every config file.
+    /// The custom layouts of `--board`; a bad board file is a usage error (64), as for
+    /// `simulate --board` (README "Exit codes").
     func boardLayouts() throws -> [LayoutKind] {
         guard let board else { return [] }
         do {
             return try BoardFile.load(board).layouts
         } catch {
-            printError(error.description)
-            throw ExitCode(ConfigError.exitCode)
+            throw ValidationError(error.description)
         }
     }
 
