@@ -32,7 +32,7 @@ public struct DigitWiring: Sendable, Hashable {
 
     /// The usual wiring: one common per digit, segment i on ROW `firstRow + i`, the point
     /// after the segments (Adafruit backpacks: ROW0... = A..., DP = ROW7 or ROW14).
-    static func common(_ com: Int, segments count: Int, point: Bool) -> DigitWiring {
+    public static func common(_ com: Int, segments count: Int, point: Bool) -> DigitWiring {
         DigitWiring(segments: (0..<count).map { RAMBit(com: com, row: $0) },
                     point: point ? RAMBit(com: com, row: count) : nil)
     }

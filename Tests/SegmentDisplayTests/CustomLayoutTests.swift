@@ -10,11 +10,8 @@ import Testing
     /// 2 and 4 on COM6 ROW0+1 and ROW2+3: boards/bigdigits.toml's `big6`.
     static let big6 = LayoutKind.custom(
         name: "big6", font: .sevenSegment,
-        digits: (0..<6).map { com in
-            DigitWiring(segments: (0..<7).map { RAMBit(com: com, row: $0) }, point: RAMBit(com: com, row: 7))
-        },
-        colons: [ColonWiring(after: 2, bits: [RAMBit(com: 6, row: 0), RAMBit(com: 6, row: 1)]),
-                 ColonWiring(after: 4, bits: [RAMBit(com: 6, row: 2), RAMBit(com: 6, row: 3)])])
+        digits: (0..<6).map { DigitWiring.common($0, segments: 7, point: true) },
+        colons: [2, 4].map { ColonWiring(after: $0, bits: [RAMBit(com: 6, row: $0 - 2), RAMBit(com: 6, row: $0 - 1)]) })
 
     @Test func theAdafruitWiringAsCustomLayoutsGivesTheGoldenBytes() throws {
         let rebuilt = [LayoutKind.seg7x4, .seg14x4].map {
