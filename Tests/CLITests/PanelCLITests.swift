@@ -96,6 +96,17 @@ import Testing
         #expect(unknown.status == 64 && unknown.stderr.contains("seg7x4, bigseg7x4, seg14x4, matrix8x8, matrix16x8, big2, big6"))
     }
 
+    @Test func theLampTestLightsEachCustomDigit() async throws {
+        let run = try await CLIRun.run(["test-display", "--board", Self.bigDigits, "--simulate", "--step", "0"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let second = try #require(lines.firstIndex(of: "step 3/24: digit 2"))
+        #expect(Array(lines[(second - 3)..<second]) == ["time 0000ff00000000000000000000000000 brightness 15",
+                                                         "round 00007f00000000000000000000000000 brightness 15",
+                                                         "phase 0000ffff000000000000000000000000 brightness 15"],
+                "digit 2: COM1 with its point on big6, without on big2 (no dp wired)")
+    }
+
     /// `run` exits 78 (EX_CONFIG: systemd does not restart it); a file named by an option of
     /// `simulate` or `render` is a usage error, 64 (README "Exit codes").
     @Test func aBadLayoutIsOneLine() async throws {
