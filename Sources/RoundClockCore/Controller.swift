@@ -265,7 +265,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
         } else {
             // The instant of the next change does not depend on the program (only its label).
-            let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence)
+            let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence,
+                                              widths: panelWidths)
             face = clock.face
             change = now.advanced(by: wallTime.duration(to: clock.next))
         }

@@ -85,12 +85,17 @@ public enum FaceBuilder {
 
     /// The wall-clock face (`HH:MM`, 24 h) and the wall instant at which it next changes.
     /// Cadence `.seconds` blinks the colon at 1 Hz; `.minutes` keeps it lit and changes
-    /// only on the minute.
-    public static func clockFace(program: Program, wallTime: WallTime, cadence: Cadence = .seconds) -> (face: Face, next: WallTime) {
+    /// only on the minute. A time panel of 6 digits or more shows `HH:MM:SS` instead (cadence
+    /// `.minutes`: `HH:MM`), changing on the second.
+    public static func clockFace(program: Program, wallTime: WallTime, cadence: Cadence = .seconds,
+                                 widths: PanelWidths = PanelWidths()) -> (face: Face, next: WallTime) {
         let reading = PanelTime.clock(timeOfDay: wallTime.timeOfDay)
         var text = reading.text
         let next: WallTime?
-        if cadence == .minutes {
+        if widths.time >= 6, cadence != .minutes {
+            text = PanelTime.clockWithSeconds(timeOfDay: wallTime.timeOfDay)
+            next = PeriodicSchedule(from: WallTime(sinceEpoch: .zero), by: PanelTime.second).next(after: wallTime)
+        } else if cadence == .minutes {
             if !text.contains(":") { text.insert(":", at: text.index(text.startIndex, offsetBy: 2)) }
             next = EveryMinuteSchedule().next(after: wallTime)
         } else {

@@ -4,7 +4,7 @@
 /// colon); with cadence `live` below one hour `MM:SS.t`, tenths, on the first five digits
 /// (the sixth dark: the colon after the 2nd digit separates minutes from seconds).
 /// Cadence `minutes` shows `H:MM` as on 4 digits. Countdowns show the ceiling, count-ups
-/// the floor.
+/// the floor. The wall clock shows `HH:MM:SS`.
 extension PanelTime {
     static let tenth = Duration.milliseconds(100)
     /// Seconds at which `M:SS` gives way to `H:MM:SS`, and tenths end (one hour).
@@ -51,5 +51,11 @@ extension PanelTime {
     /// `MM:SS.t ` (minutes' leading zero blank, sixth digit dark) from tenths of a second.
     static func minutesSecondsTenths(_ tenths: Int64) -> String {
         minutesSeconds(tenths / 10) + "." + String(tenths % 10) + " "
+    }
+
+    /// 24-hour wall clock `HH:MM:SS` from the time since local midnight (6-digit panels).
+    static func clockWithSeconds(timeOfDay: Duration) -> String {
+        let s = timeOfDay.positiveRemainder(dividingBy: .seconds(86_400)).floorSeconds
+        return twoDigits(s / 3600) + ":" + twoDigits(s / 60 % 60) + ":" + twoDigits(s % 60)
     }
 }

@@ -63,6 +63,16 @@ import Testing
         #expect(round.map(\.ram) == ["40004000000000000000000000000000", "00000600000000000000000000000000", "00005b00000000000000000000000000"])
     }
 
+    @Test func theWallClockWithSeconds() async throws {
+        let frames = temporaryFile("clock6.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let run = try await CLIRun.run(["simulate", "--board", Self.bigDigits, "--program", "clock", "--virtual", "--wall-time", "18:59:58",
+                                        "--until", "2", "--frames", frames, "--no-tty"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let time = try Self.shown(frames, panel: "time")
+        #expect(time.map(\.t) == [0, 1, 2] && time.map(\.text) == ["18:59:58", "18:59:59", "19:00:00"])
+    }
+
     @Test func renderTakesTextStartingWithAMinus() async throws {
         // Adafruit's bytes for "-1:00" (Golden/adafruit-golden.txt, line 338) and, by the same
         // font, "-1:05" (5 = 0x6D at byte 8).

@@ -56,6 +56,15 @@ import Testing
         }
     }
 
+    @Test func wallClockWithSecondsOnSixDigits() {
+        let six = PanelWidths(time: 6, round: 2)
+        let at = WallTime(hour: 18, minute: 59, second: 59).advanced(by: .milliseconds(250))
+        let clock = FaceBuilder.clockFace(program: .wallClock, wallTime: at, widths: six)
+        #expect(clock.face.time.text == "18:59:59" && clock.next == WallTime(hour: 19, minute: 0))
+        #expect(FaceBuilder.clockFace(program: .wallClock, wallTime: at, cadence: .minutes, widths: six).face.time.text == "18:59")
+        #expect(FaceBuilder.clockFace(program: .wallClock, wallTime: at).face.time.text == "18:59", "4 digits: HH:MM")
+    }
+
     @Test func twoDigitRoundPanel() {
         #expect(FaceBuilder.roundText(round: 3, of: 12, digits: 2) == " 3")
         #expect(FaceBuilder.roundText(round: 0, of: 12, digits: 2) == "--")
