@@ -18,27 +18,38 @@ extension Frame {
     /// wiring, then checks that no other bit is lit.
     private static func decodeSegments(_ ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
         var frame = Frame(kind: kind)
-        var used = [UInt8](repeating: 0, count: 16)
-        func lit(_ wire: RAMBit) -> Bool {
-            used[wire.byte] |= wire.mask
-            return ram[wire.byte] & wire.mask != 0
-        }
-        for (index, wiring) in kind.digits.enumerated() {
+        let digits = kind.digits
+        for index in 0..<digits.count {
+            let wiring = digits[index]
+            let count = wiring.segments.count
             var bits: UInt16 = 0
-            for (bit, wire) in wiring.segments.enumerated() where lit(wire) { bits |= 1 << UInt16(bit) }
-            let point = wiring.point.map(lit) ?? false
+            var point = false
+            if let byte = wiring.firstByte {
+                // Font bit i is RAM bit i from `byte` on (the Adafruit wiring).
+                let word = UInt16(ram[byte]) | (count >= 8 && byte + 1 < 16 ? UInt16(ram[byte + 1]) << 8 : 0)
+                bits = word & (1 << UInt16(count) - 1)
+                point = wiring.point != nil && word & (1 << UInt16(count)) != 0
+            } else {
+                for bit in 0..<count where ram[wiring.segments[bit].byte] & wiring.segments[bit].mask != 0 {
+                    bits |= 1 << UInt16(bit)
+                }
+                if let wire = wiring.point { point = ram[wire.byte] & wire.mask != 0 }
+            }
             frame.cells[index] = try cell(bits: bits, point: point, font: kind.font, kind: kind, position: index)
         }
-        for (index, colon) in kind.colons.enumerated() {
-            let states = colon.bits.map(lit)
-            guard states.allSatisfy({ $0 == states.first }) else {
-                throw .undecodable(kind, detail: "colon after position \(colon.after) is only partly lit")
+        let colons = kind.colons
+        for index in 0..<colons.count {
+            let bits = colons[index].bits
+            let lit = bits.filter { ram[$0.byte] & $0.mask != 0 }.count
+            guard lit == 0 || lit == bits.count else {
+                throw .undecodable(kind, detail: "colon after position \(colons[index].after) is only partly lit")
             }
-            frame.litColons[index] = states.first ?? false
+            if lit > 0 { frame.colonMask |= 1 << UInt16(index) }
         }
-        for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where lit(wire) {
+        for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where ram[wire.byte] & wire.mask != 0 {
             frame.indicators.insert(dot)
         }
+        let used = kind.storage.usedBits
         for byte in 0..<16 where ram[byte] & ~used[byte] != 0 {
             throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) has bits not used by \(kind)")
         }
@@ -81,7 +92,7 @@ extension Frame {
             frame.cells[index] = Cell(character)
         }
         if let column = layout.colon {
-            frame.litColons[0] = grid[column, MatrixFont.colonRows[0]]
+            if grid[column, MatrixFont.colonRows[0]] { frame.colonMask = 1 }
         }
         guard frame.pixelGrid() == grid else {
             throw .undecodable(kind, detail: "pixels lit outside the font's glyph and colon cells")

@@ -4,15 +4,27 @@ extension Frame {
     public func ram() -> [UInt8] {
         if kind.isMatrix { return pixelGrid().ram() }
         var ram = [UInt8](repeating: 0, count: 16)
-        for (cell, wiring) in zip(cells, kind.digits) {
-            let bits = glyphBits(cell.character)
-            for (index, wire) in wiring.segments.enumerated() where bits & (1 << UInt16(index)) != 0 {
+        let digits = kind.digits
+        for index in 0..<min(cells.count, digits.count) {
+            let wiring = digits[index]
+            var bits = glyphBits(cells[index].character)
+            if cells[index].point { bits |= pointBit }
+            if let byte = wiring.firstByte {
+                // Font bit i is RAM bit i from `byte` on (the Adafruit wiring).
+                if wiring.point == nil { bits &= pointBit - 1 }
+                ram[byte] |= UInt8(truncatingIfNeeded: bits)
+                if bits > 0xFF, byte + 1 < 16 { ram[byte + 1] |= UInt8(truncatingIfNeeded: bits >> 8) }
+                continue
+            }
+            for (bit, wire) in wiring.segments.enumerated() where bits & (1 << UInt16(bit)) != 0 {
                 ram[wire.byte] |= wire.mask
             }
-            if let point = wiring.point, cell.point || bits & pointBit != 0 { ram[point.byte] |= point.mask }
+            if let point = wiring.point, bits & pointBit != 0 { ram[point.byte] |= point.mask }
         }
-        for (colon, lit) in zip(kind.colons, litColons) where lit {
-            for wire in colon.bits { ram[wire.byte] |= wire.mask }
+        if colonMask != 0 {
+            for (index, colon) in kind.colons.enumerated() where isColonLit(index) {
+                for wire in colon.bits { ram[wire.byte] |= wire.mask }
+            }
         }
         for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where indicators.contains(dot) {
             ram[wire.byte] |= wire.mask

@@ -25,9 +25,14 @@ public struct Frame: Equatable, Sendable {
     /// Exactly `kind.positions` cells, left to right.
     public internal(set) var cells: [Cell]
     /// Which of `kind.colons` are lit, in the same order.
-    public internal(set) var litColons: [Bool]
+    /// Bit i set: colon i of `kind.colons` lit (a mask, not an array: no allocation per frame).
+    var colonMask: UInt16 = 0
+    /// Which of `kind.colons` are lit, in the same order.
+    public var litColons: [Bool] { (0..<kind.colons.count).map { isColonLit($0) } }
+    /// Whether colon `index` of `kind.colons` is lit.
+    public func isColonLit(_ index: Int) -> Bool { colonMask & (1 << UInt16(index)) != 0 }
     /// Whether any colon is lit (the centre colon of the 4-digit backpacks).
-    public var colon: Bool { litColons.contains(true) }
+    public var colon: Bool { colonMask != 0 }
     /// Extra dots (only on `bigseg7x4`).
     public internal(set) var indicators: Indicators = []
 
@@ -35,7 +40,6 @@ public struct Frame: Equatable, Sendable {
     public init(kind: LayoutKind) {
         self.kind = kind
         cells = Array(repeating: Cell(" "), count: kind.positions)
-        litColons = Array(repeating: false, count: kind.colons.count)
     }
 
     /// Parses panel text (see `TextParser` for the format), e.g. `" 2:58"`.
@@ -46,7 +50,7 @@ public struct Frame: Equatable, Sendable {
     /// Turns every colon on or off; throws on kinds without a colon.
     public mutating func setColon(_ on: Bool) throws(SegmentDisplayError) {
         guard kind.hasColon else { throw .noColon(kind) }
-        litColons = Array(repeating: on, count: kind.colons.count)
+        colonMask = on ? (1 << UInt16(kind.colons.count)) - 1 : 0
     }
 
     /// Sets the indicator dots; throws on kinds without them (all but `bigseg7x4`).
@@ -63,7 +67,7 @@ public struct Frame: Equatable, Sendable {
         for (index, cell) in cells.enumerated() {
             result.append(cell.character)
             if cell.point { result.append(".") }
-            for (colon, lit) in zip(kind.colons, litColons) where lit && colon.after == index + 1 {
+            for (colonIndex, colon) in kind.colons.enumerated() where colon.after == index + 1 && isColonLit(colonIndex) {
                 result.append(":")
             }
         }

@@ -23,18 +23,46 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
         }
     }
 
+    /// The wiring, shared by every copy: a layout is copied into each `Frame`, so a copy is
+    /// one reference (issue 11: instructions per displayed second).
+    final class Storage: Sendable {
+        let rawValue: String
+        let font: Font
+        let positions: Int
+        let digits: [DigitWiring]
+        let colons: [ColonWiring]
+        let indicatorWires: [RAMBit]
+        /// Per RAM byte, the bits some segment, point, colon or dot is wired to.
+        let usedBits: [UInt8]
+
+        init(rawValue: String, font: Font, positions: Int, digits: [DigitWiring], colons: [ColonWiring], indicatorWires: [RAMBit]) {
+            self.rawValue = rawValue
+            self.font = font
+            self.positions = positions
+            self.digits = digits
+            self.colons = colons
+            self.indicatorWires = indicatorWires
+            var used = [UInt8](repeating: 0, count: 16)
+            let wires = digits.flatMap { $0.segments + ($0.point.map { [$0] } ?? []) } + colons.flatMap(\.bits) + indicatorWires
+            for wire in wires { used[wire.byte] |= wire.mask }
+            usedBits = used
+        }
+    }
+
+    let storage: Storage
+
     /// The name (board files, `render --display`, errors).
-    public let rawValue: String
-    public let font: Font
+    public var rawValue: String { storage.rawValue }
+    public var font: Font { storage.font }
     /// Number of character positions on the panel.
-    public let positions: Int
+    public var positions: Int { storage.positions }
     /// Segment panels: one wiring per position, left to right (empty for matrices).
-    public let digits: [DigitWiring]
+    public var digits: [DigitWiring] { storage.digits }
     /// Colons, each lit by `:` in the text after its position.
-    public let colons: [ColonWiring]
+    public var colons: [ColonWiring] { storage.colons }
     /// The extra dots `Indicators.upperLeft`, `.lowerLeft`, `.ampm`, in that order (only
     /// `bigseg7x4` has them).
-    public let indicatorWires: [RAMBit]
+    public var indicatorWires: [RAMBit] { storage.indicatorWires }
 
     /// A layout from its parts; `digits.count` positions. Nothing is checked here: board
     /// files check custom layouts with errors naming the key (RoundClockConfig).
@@ -43,12 +71,18 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
     }
 
     init(rawValue: String, font: Font, positions: Int, digits: [DigitWiring] = [], colons: [ColonWiring], indicatorWires: [RAMBit] = []) {
-        self.rawValue = rawValue
-        self.font = font
-        self.positions = positions
-        self.digits = digits
-        self.colons = colons
-        self.indicatorWires = indicatorWires
+        storage = Storage(rawValue: rawValue, font: font, positions: positions, digits: digits, colons: colons, indicatorWires: indicatorWires)
+    }
+
+    public static func == (a: LayoutKind, b: LayoutKind) -> Bool {
+        a.storage === b.storage || (a.rawValue == b.rawValue && a.font == b.font && a.positions == b.positions
+            && a.digits == b.digits && a.colons == b.colons && a.indicatorWires == b.indicatorWires)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+        hasher.combine(positions)
+        hasher.combine(digits)
     }
 
     /// Only the built-in layouts, by exact name, e.g. `"seg7x4"`.

@@ -25,9 +25,18 @@ public struct RAMBit: Sendable, Hashable, CustomStringConvertible {
 public struct DigitWiring: Sendable, Hashable {
     public let segments: [RAMBit]
     public let point: RAMBit?
+    /// Set when font bit i is RAM bit i counted from this byte (segments, then the point, on
+    /// one common as the Adafruit backpacks wire them): encoded and decoded a word at a time.
+    let firstByte: Int?
+
     public init(segments: [RAMBit], point: RAMBit?) {
         self.segments = segments
         self.point = point
+        let first = segments.first?.byte ?? 0
+        func linear(_ wire: RAMBit) -> Int { wire.byte * 8 + wire.mask.trailingZeroBitCount }
+        let inOrder = segments.enumerated().allSatisfy { linear($0.element) == first * 8 + $0.offset }
+            && point.map { linear($0) == first * 8 + segments.count } ?? true
+        firstByte = inOrder && !segments.isEmpty ? first : nil
     }
 
     /// The usual wiring: one common per digit, segment i on ROW `firstRow + i`, the point

@@ -40,10 +40,10 @@ enum TextParser {
         let offset = kind.positions - cells.count
         var frame = Frame(kind: kind)
         for at in colonsAt {
-            guard let index = kind.colons.firstIndex(where: { $0.after == at + offset }), !frame.litColons[index] else {
+            guard let index = kind.colons.firstIndex(where: { $0.after == at + offset }), !frame.isColonLit(index) else {
                 throw .misplacedColon(text, kind)
             }
-            frame.litColons[index] = true
+            frame.colonMask |= 1 << UInt16(index)
         }
         for (index, cell) in cells.enumerated() where cell.point && !kind.hasPoint(at: index + offset) {
             throw .noDecimalPoints(text, kind)
