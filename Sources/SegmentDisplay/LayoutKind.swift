@@ -34,6 +34,8 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
         let indicatorWires: [RAMBit]
         /// Per RAM byte, the bits some segment, point, colon or dot is wired to.
         let usedBits: [UInt8]
+        /// Whether any digit has a point.
+        let hasPoints: Bool
 
         init(rawValue: String, font: Font, positions: Int, digits: [DigitWiring], colons: [ColonWiring], indicatorWires: [RAMBit]) {
             self.rawValue = rawValue
@@ -46,6 +48,7 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
             let wires = digits.flatMap { $0.segments + ($0.point.map { [$0] } ?? []) } + colons.flatMap(\.bits) + indicatorWires
             for wire in wires { used[wire.byte] |= wire.mask }
             usedBits = used
+            hasPoints = digits.contains { $0.point != nil }
         }
     }
 
@@ -102,7 +105,7 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
     public var hasColon: Bool { !colons.isEmpty }
 
     /// Whether any position has a decimal point (`.` in text).
-    public var hasDecimalPoints: Bool { digits.contains { $0.point != nil } }
+    public var hasDecimalPoints: Bool { storage.hasPoints }
 
     /// Whether position `index` has a decimal point.
     public func hasPoint(at index: Int) -> Bool {

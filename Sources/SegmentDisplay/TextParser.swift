@@ -13,7 +13,8 @@
 enum TextParser {
     static func parse(_ text: String, kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
         var cells: [Frame.Cell] = []
-        var colonsAt: [Int] = []
+        // Bit c: a `:` after c cells (a mask, not an array: no allocation per text).
+        var colonsAt: UInt32 = 0
         var signAt: Int?
         for character in text {
             if let sign = signAt, sign == cells.count - 1, !character.isWholeNumber {
@@ -27,7 +28,9 @@ enum TextParser {
                     cells.append(Frame.Cell(" ", point: true))
                 }
             } else if character == ":" && kind.hasColon {
-                colonsAt.append(cells.count)
+                let bit: UInt32 = 1 << UInt32(min(cells.count, 31))
+                guard colonsAt & bit == 0 else { throw .misplacedColon(text, kind) }
+                colonsAt |= bit
             } else {
                 if character == "+" && kind.font == .sevenSegment { signAt = cells.count }
                 cells.append(try canonicalCell(character, kind: kind))
@@ -39,7 +42,7 @@ enum TextParser {
         }
         let offset = kind.positions - cells.count
         var frame = Frame(kind: kind)
-        for at in colonsAt {
+        for at in 0..<(colonsAt == 0 ? 0 : 32) where colonsAt & (1 << UInt32(at)) != 0 {
             guard let index = kind.colons.firstIndex(where: { $0.after == at + offset }), !frame.isColonLit(index) else {
                 throw .misplacedColon(text, kind)
             }
