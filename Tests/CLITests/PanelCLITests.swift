@@ -49,7 +49,7 @@ import Testing
             #expect(Self.contains(time, Double(index) / 10, text), "\(text) at \(Double(index) / 10) s")
         }
         // The point of digit 4 (byte 6 bit 7), the first colon only (byte 12 = 0x03), digit 6 dark.
-        #expect(time.first.map(\.ram) == "000006003f00ed003f00000003000000")
+        #expect(time.first.map { $0.ram } == "000006003f00ed003f00000003000000")
     }
 
     @Test func theTwoDigitRoundPanelShowsTheRound() async throws {
@@ -58,9 +58,9 @@ import Testing
         let run = try await CLIRun.run(["simulate", "--board", Self.bigDigits, "--program", "boxing", "--virtual", "--until", "250", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let round = try Self.shown(frames, panel: "round")
-        #expect(round.map(\.text) == ["--", " 1", " 2"], "prep, round 1, round 2 (after 3:00 work and 1:00 rest)")
-        #expect(round.map(\.t) == [0, 10, 250])
-        #expect(round.map(\.ram) == ["40004000000000000000000000000000", "00000600000000000000000000000000", "00005b00000000000000000000000000"])
+        #expect(round.map { $0.text } == ["--", " 1", " 2"], "prep, round 1, round 2 (after 3:00 work and 1:00 rest)")
+        #expect(round.map { $0.t } == [0, 10, 250])
+        #expect(round.map { $0.ram } == ["40004000000000000000000000000000", "00000600000000000000000000000000", "00005b00000000000000000000000000"])
     }
 
     @Test func theWallClockWithSeconds() async throws {
@@ -70,7 +70,7 @@ import Testing
                                         "--until", "2", "--frames", frames, "--no-tty"])
         #expect(run.status == 0, "\(run.stderr)")
         let time = try Self.shown(frames, panel: "time")
-        #expect(time.map(\.t) == [0, 1, 2] && time.map(\.text) == ["18:59:58", "18:59:59", "19:00:00"])
+        #expect(time.map { $0.t } == [0, 1, 2] && time.map { $0.text } == ["18:59:58", "18:59:59", "19:00:00"])
     }
 
     @Test func renderTakesTextStartingWithAMinus() async throws {
