@@ -13,10 +13,13 @@ struct PanelCodec: Sendable {
     init(kind: LayoutKind) { self.kind = kind }
 
     /// The display RAM for `text` (`Frame(text, kind:).ram()`); throws what parsing throws,
-    /// every time (nothing is remembered for text the backpack cannot show).
+    /// every time (nothing is remembered for text the backpack cannot show). Text of blanks
+    /// only is a dark panel whatever its length (the core's blank texts are four wide; a
+    /// round panel may have two digits).
     mutating func ram(for text: String) throws(SegmentDisplayError) -> [UInt8] {
         if let encoded, encoded.text == text { return encoded.ram }
-        let ram = try Frame(text, kind: kind).ram()
+        let shown = text.utf8.allSatisfy { $0 == UInt8(ascii: " ") } ? "" : text
+        let ram = try Frame(shown, kind: kind).ram()
         encoded = (text, ram)
         return ram
     }

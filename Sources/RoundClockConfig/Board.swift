@@ -20,8 +20,16 @@ public struct Board: Sendable, Hashable {
     /// Buzzer or relay output line, if any.
     public var buzzer: String?
     public var buzzerActiveLow: Bool
+    /// The custom layouts defined in `[layouts]`, by name (used by panels or not).
+    public var layouts: [LayoutKind] = []
 
     public var hasModeButton: Bool { buttons[.mode] != nil }
+
+    /// Digits of the time and round panels (4 where the board has no round panel).
+    public var panelWidths: PanelWidths {
+        PanelWidths(time: panels.first { $0.role == .time }?.kind.positions ?? 4,
+                    round: panels.first { $0.role == .round }?.kind.positions ?? 4)
+    }
 }
 
 public enum BoardFile {
@@ -35,13 +43,15 @@ public enum BoardFile {
         let bus = try i2c?.int("bus", in: 0...255) ?? 1
         try i2c?.finish()
 
+        let layouts = try customLayouts(&root)
+        let kinds = LayoutKind.allCases + layouts
         var panels: [PanelSpec] = []
         for var entry in try root.tables("panels") {
             let roleName = try entry.choice("role", PanelRole.allCases.map(\.rawValue))
-            let kindName = try entry.choice("kind", LayoutKind.allCases.map(\.rawValue))
+            let kindName = try entry.choice("kind", kinds.map(\.rawValue))
             guard let roleName, let role = PanelRole(rawValue: roleName) else { throw entry.fail("role", "missing; one of time, round, phase") }
-            guard let kindName, let kind = LayoutKind(rawValue: kindName) else {
-                throw entry.fail("kind", "missing; one of \(LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let kindName, let kind = kinds.first(where: { $0.rawValue == kindName }) else {
+                throw entry.fail("kind", "missing; one of \(kinds.map(\.rawValue).joined(separator: ", "))")
             }
             guard let address = try entry.int("address", in: 0x70...0x77) else { throw entry.fail("address", "missing; an HT16K33 address 0x70 to 0x77") }
             try entry.finish()
@@ -82,7 +92,25 @@ public enum BoardFile {
         }
         try root.finish()
         return Board(name: name, description: description, i2cBus: bus, panels: panels, buttons: buttons,
-                     buttonsActiveLow: activeLow, buttonBias: bias, buzzer: buzzer, buzzerActiveLow: buzzerActiveLow)
+                     buttonsActiveLow: activeLow, buttonBias: bias, buzzer: buzzer, buzzerActiveLow: buzzerActiveLow,
+                     layouts: layouts)
+    }
+
+    /// `[layouts.NAME]` tables, in name order (`LayoutFile`); a name may not be a built-in's.
+    private static func customLayouts(_ root: inout TOMLReader) throws(ConfigError) -> [LayoutKind] {
+        guard var table = try root.table("layouts") else { return [] }
+        var layouts: [LayoutKind] = []
+        for name in table.claimAllKeys() {
+            guard !name.isEmpty, name.count <= 24, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw table.fail(name, "\"\(name)\" is not a usable layout name; use 1 to 24 ASCII letters, digits, '-' or '_'")
+            }
+            guard LayoutKind(rawValue: name) == nil else {
+                throw table.fail(name, "\"\(name)\" is a built-in layout; give the custom one another name")
+            }
+            guard var layout = try table.table(name) else { continue }
+            layouts.append(try LayoutFile.parse(name: name, &layout))
+        }
+        return layouts
     }
 
     /// Every text the role can show must be showable by the backpack, or the board is
@@ -90,8 +118,8 @@ public enum BoardFile {
     static func check(_ spec: PanelSpec, entry: TOMLReader) throws(ConfigError) {
         let samples: [String]
         switch spec.role {
-        case .time: samples = [" 0:00", "10:59", " 123", "88:88"]
-        case .round: samples = ["--.12", " 3.12"]
+        case .time: samples = PanelWidths.timeSamples(digits: spec.kind.positions)
+        case .round: samples = PanelWidths.roundSamples(digits: spec.kind.positions)
         case .phase: samples = ["PREP", "WORK", "REST", "DONE"] + Presets.cycle.map { FaceBuilder.label($0.label) } + ["CUST"]
         }
         for sample in samples {

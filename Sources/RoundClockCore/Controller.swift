@@ -41,6 +41,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// How long a button must be held for a long press.
     public let longPress: Duration
     public var cadence: Cadence
+    /// Digits of the time and round panels the faces are laid out for (the board's).
+    public var panelWidths = PanelWidths()
     /// Day/night dimming by local wall time.
     public var brightness: BrightnessSchedule
     /// After this long ready with no button pressed, the panels show the wall clock until
@@ -321,7 +323,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var change: Instant?
         let idleFrom = idleClockFrom
         if let snapshot, (idleFrom.map { now < $0 } ?? true) {
-            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, countedRounds: countedRounds)
+            let built = FaceBuilder.face(program: program, snapshot: snapshot, cadence: cadence, countedRounds: countedRounds,
+                                         widths: panelWidths)
             face = built.face
             change = earliest(built.changesIn.map { now.advanced(by: $0) }, idleFrom)
             if snapshot.state == .ready, let countdown = classCountdown(at: now, wallTime: wallTime) {
@@ -330,7 +333,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             }
         } else {
             // The instant of the next change does not depend on the program (only its label).
-            let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence)
+            let clock = FaceBuilder.clockFace(program: program.kind == .wallClock ? program : .wallClock, wallTime: wallTime, cadence: cadence,
+                                              widths: panelWidths)
             face = clock.face
             change = now.advanced(by: wallTime.duration(to: clock.next))
         }

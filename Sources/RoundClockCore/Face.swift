@@ -54,11 +54,12 @@ public enum FaceBuilder {
     /// The face for a timed session, and the time until it changes if the session keeps
     /// running (`nil`: it will not change by itself).
     /// `countedRounds`: rounds counted with MODE (AMRAP), shown on the round panel when > 0.
+    /// `widths`: digits of the time and round panels (`PanelWidths`).
     public static func face(program: Program, snapshot s: Snapshot, cadence: Cadence = .seconds,
-                            countedRounds: Int = 0) -> (face: Face, changesIn: Duration?) {
+                            countedRounds: Int = 0, widths: PanelWidths = PanelWidths()) -> (face: Face, changesIn: Duration?) {
         let reading = switch s.phase.counting {
-        case .down: PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence)
-        case .up: PanelTime.countUp(s.elapsedInPhase, cadence: cadence)
+        case .down: PanelTime.countdown(s.remainingInPhase ?? .zero, cadence: cadence, digits: widths.time)
+        case .up: PanelTime.countUp(s.elapsedInPhase, cadence: cadence, digits: widths.time)
         case .overtime: PanelTime.offset(s.elapsedInPhase)
         }
         let running = s.state == .running
@@ -73,8 +74,9 @@ public enum FaceBuilder {
         case .finished: phaseText = "DONE"
         case .running, .paused: phaseText = s.phase.label.map(label) ?? s.phase.kind.panelText
         }
-        let roundText = program.countsRounds && s.state != .ready && countedRounds > 0
-            ? countText(countedRounds)
+        // A 2-digit round panel shows the round alone (`roundText(digits:)`), sets and counts too.
+        let roundText = widths.round < 4 ? roundText(round: s.round, of: s.rounds, digits: widths.round)
+            : program.countsRounds && s.state != .ready && countedRounds > 0 ? countText(countedRounds)
             : program.sets > 1 ? setRoundText(set: s.phase.set, round: s.round) : roundText(round: s.round, of: s.rounds)
         let face = Face(
             time: PanelText(time, blinking: s.state == .paused),
@@ -90,12 +92,17 @@ public enum FaceBuilder {
 
     /// The wall-clock face (`HH:MM`, 24 h) and the wall instant at which it next changes.
     /// Cadence `.seconds` blinks the colon at 1 Hz; `.minutes` keeps it lit and changes
-    /// only on the minute.
-    public static func clockFace(program: Program, wallTime: WallTime, cadence: Cadence = .seconds) -> (face: Face, next: WallTime) {
+    /// only on the minute. A time panel of 6 digits or more shows `HH:MM:SS` instead (cadence
+    /// `.minutes`: `HH:MM`), changing on the second.
+    public static func clockFace(program: Program, wallTime: WallTime, cadence: Cadence = .seconds,
+                                 widths: PanelWidths = PanelWidths()) -> (face: Face, next: WallTime) {
         let reading = PanelTime.clock(timeOfDay: wallTime.timeOfDay)
         var text = reading.text
         let next: WallTime?
-        if cadence == .minutes {
+        if widths.time >= 6, cadence != .minutes {
+            text = PanelTime.clockWithSeconds(timeOfDay: wallTime.timeOfDay)
+            next = PeriodicSchedule(from: WallTime(sinceEpoch: .zero), by: PanelTime.second).next(after: wallTime)
+        } else if cadence == .minutes {
             if !text.contains(":") { text.insert(":", at: text.index(text.startIndex, offsetBy: 2)) }
             next = EveryMinuteSchedule().next(after: wallTime)
         } else {
@@ -107,11 +114,12 @@ public enum FaceBuilder {
 
     /// `rr.tt`: round right-aligned in two digits (`--` during prep), the point of the
     /// second digit lit, the number of rounds right-aligned in the last two. Blank for
-    /// single-round programs.
-    public static func roundText(round: Int, of rounds: Int) -> String {
-        guard rounds > 1 else { return "    " }
+    /// single-round programs. A 2-digit round panel (`digits` < 4) shows `rr` alone.
+    public static func roundText(round: Int, of rounds: Int, digits: Int = 4) -> String {
+        guard rounds > 1 else { return digits < 4 ? "  " : "    " }
         func two(_ n: Int) -> String { n < 10 ? " \(n)" : "\(min(n, 99))" }
-        return (round == 0 ? "--" : two(round)) + "." + two(rounds)
+        let current = round == 0 ? "--" : two(round)
+        return digits < 4 ? current : current + "." + two(rounds)
     }
 
     /// `S-RR` in a program with sets: the set in the first digit, a dash, the round within

@@ -7,59 +7,72 @@ extension Frame {
     /// (power-up, power loss) is reported instead of guessed at.
     public init(ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) {
         guard ram.count == 16 else { throw .wrongRAMSize(ram.count) }
-        switch kind {
-        case .seg7x4, .bigseg7x4: self = try Self.decodeSevenSegment(ram, kind: kind)
-        case .seg14x4: self = try Self.decodeFourteenSegment(ram)
-        case .matrix8x8, .matrix16x8: self = try Self.decodeMatrix(ram, kind: kind)
+        if kind.isMatrix {
+            self = try Self.decodeMatrix(ram, kind: kind)
+        } else {
+            self = try Self.decodeSegments(ram, kind: kind)
         }
     }
 
-    private static func decodeSevenSegment(
-        _ ram: [UInt8], kind: LayoutKind
-    ) throws(SegmentDisplayError) -> Frame {
+    /// Reads each position's segments, points, colons and dots through the layout's
+    /// wiring, then checks that no other bit is lit.
+    private static func decodeSegments(_ ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
         var frame = Frame(kind: kind)
-        for (index, byte) in sevenSegmentDigitBytes.enumerated() {
-            let value = ram[byte]
-            let point = value & SevenSegmentFont.decimalPoint != 0
-            if point && !kind.hasDecimalPoints {
-                throw .undecodable(kind, detail: "byte \(byte) has the DP bit; \(kind) has no decimal points")
+        let digits = kind.digits
+        for index in 0..<digits.count {
+            let wiring = digits[index]
+            let count = wiring.segments.count
+            var bits: UInt16 = 0
+            var point = false
+            if let byte = wiring.firstByte {
+                // Font bit i is RAM bit i from `byte` on (the Adafruit wiring).
+                let word = UInt16(ram[byte]) | (count >= 8 && byte + 1 < 16 ? UInt16(ram[byte + 1]) << 8 : 0)
+                bits = word & (1 << UInt16(count) - 1)
+                point = wiring.point != nil && word & (1 << UInt16(count)) != 0
+            } else {
+                for bit in 0..<count where ram[wiring.segments[bit].byte] & wiring.segments[bit].mask != 0 {
+                    bits |= 1 << UInt16(bit)
+                }
+                if let wire = wiring.point { point = ram[wire.byte] & wire.mask != 0 }
             }
-            guard let character = SevenSegmentFont.character(for: value & 0x7F) else {
-                throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(value, digits: 2)) is no glyph")
+            frame.cells[index] = try cell(bits: bits, point: point, font: kind.font, kind: kind, position: index)
+        }
+        let colons = kind.colons
+        for index in 0..<colons.count {
+            let bits = colons[index].bits
+            let lit = bits.filter { ram[$0.byte] & $0.mask != 0 }.count
+            guard lit == 0 || lit == bits.count else {
+                throw .undecodable(kind, detail: "colon after position \(colons[index].after) is only partly lit")
             }
-            frame.cells[index] = Cell(character, point: point)
+            if lit > 0 { frame.colonMask |= 1 << UInt16(index) }
         }
-        let marks = ram[sevenSegmentColonByte]
-        let allowed = colonBit | (kind.hasIndicators ? Indicators.all.rawValue : 0)
-        guard marks & ~allowed == 0 else {
-            throw .undecodable(kind, detail: "byte 4 = 0x\(hex(marks, digits: 2)) has unknown bits")
+        for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where ram[wire.byte] & wire.mask != 0 {
+            frame.indicators.insert(dot)
         }
-        frame.colon = marks & colonBit != 0
-        frame.indicators = Indicators(rawValue: marks & Indicators.all.rawValue)
-        for byte in 0..<16 where !sevenSegmentDigitBytes.contains(byte)
-            && byte != sevenSegmentColonByte && ram[byte] != 0 {
-            throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by \(kind)")
+        let used = kind.storage.usedBits
+        for byte in 0..<16 where ram[byte] & ~used[byte] != 0 {
+            throw .undecodable(kind, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) has bits not used by \(kind)")
         }
         return frame
     }
 
-    private static func decodeFourteenSegment(_ ram: [UInt8]) throws(SegmentDisplayError) -> Frame {
-        var frame = Frame(kind: .seg14x4)
-        for index in 0..<frame.cells.count {
-            let bits = UInt16(ram[2 * index]) | UInt16(ram[2 * index + 1]) << 8
-            let withoutPoint = bits & ~FourteenSegmentFont.decimalPoint
-            if bits != withoutPoint, let character = FourteenSegmentFont.characterByBits[withoutPoint] {
-                frame.cells[index] = Cell(character, point: true)
-            } else if let character = FourteenSegmentFont.characterByBits[bits] {
-                frame.cells[index] = Cell(character)
-            } else {
-                throw .undecodable(.seg14x4, detail: "position \(index) = 0x\(hex(bits, digits: 4)) is no glyph")
+    /// The cell for one position's segment bits (font bit order, DP apart).
+    private static func cell(bits: UInt16, point: Bool, font: LayoutKind.Font, kind: LayoutKind,
+                             position: Int) throws(SegmentDisplayError) -> Cell {
+        if font == .fourteenSegment {
+            if point, let character = FourteenSegmentFont.characterByBits[bits] {
+                return Cell(character, point: true)
             }
+            let withPoint = point ? bits | FourteenSegmentFont.decimalPoint : bits
+            guard let character = FourteenSegmentFont.characterByBits[withPoint] else {
+                throw .undecodable(kind, detail: "position \(position) = 0x\(hex(withPoint, digits: 4)) is no glyph")
+            }
+            return Cell(character)
         }
-        for byte in 8..<16 where ram[byte] != 0 {
-            throw .undecodable(.seg14x4, detail: "byte \(byte) = 0x\(hex(ram[byte], digits: 2)) is not used by seg14x4")
+        guard let character = SevenSegmentFont.character(for: UInt8(truncatingIfNeeded: bits)) else {
+            throw .undecodable(kind, detail: "position \(position) = 0x\(hex(UInt8(truncatingIfNeeded: bits), digits: 2)) is no glyph")
         }
-        return frame
+        return Cell(character, point: point)
     }
 
     private static func decodeMatrix(_ ram: [UInt8], kind: LayoutKind) throws(SegmentDisplayError) -> Frame {
@@ -79,7 +92,7 @@ extension Frame {
             frame.cells[index] = Cell(character)
         }
         if let column = layout.colon {
-            frame.colon = grid[column, MatrixFont.colonRows[0]]
+            if grid[column, MatrixFont.colonRows[0]] { frame.colonMask = 1 }
         }
         guard frame.pixelGrid() == grid else {
             throw .undecodable(kind, detail: "pixels lit outside the font's glyph and colon cells")
@@ -87,4 +100,3 @@ extension Frame {
         return frame
     }
 }
-

@@ -1,41 +1,49 @@
 extension Frame {
-    /// Digit byte offsets in display RAM on the 7-segment backpacks
-    /// (Adafruit `_AbstractSeg7x4.POSITIONS`).
-    static let sevenSegmentDigitBytes = [0, 2, 6, 8]
-    /// Display RAM byte holding the colon and indicator dots on 7-segment backpacks.
-    static let sevenSegmentColonByte = 4
-    /// Colon bit in byte 4 (Adafruit `Colon.MASKS[0]`).
-    static let colonBit: UInt8 = 0x02
-
-    /// The 16 HT16K33 display RAM bytes (register 0x00...0x0F) for this frame.
+    /// The 16 HT16K33 display RAM bytes (register 0x00...0x0F) for this frame: each lit
+    /// segment, point, colon and indicator sets its bit of the layout's wiring.
     public func ram() -> [UInt8] {
-        switch kind {
-        case .seg7x4, .bigseg7x4: sevenSegmentRAM()
-        case .seg14x4: fourteenSegmentRAM()
-        case .matrix8x8, .matrix16x8: pixelGrid().ram()
-        }
-    }
-
-    private func sevenSegmentRAM() -> [UInt8] {
+        if kind.isMatrix { return pixelGrid().ram() }
         var ram = [UInt8](repeating: 0, count: 16)
-        for (cell, byte) in zip(cells, Self.sevenSegmentDigitBytes) {
-            var bits = SevenSegmentFont.bits(for: cell.character) ?? 0
-            if cell.point { bits |= SevenSegmentFont.decimalPoint }
-            ram[byte] = bits
+        let digits = kind.digits
+        for index in 0..<min(cells.count, digits.count) {
+            let wiring = digits[index]
+            var bits = glyphBits(cells[index].character)
+            if cells[index].point { bits |= pointBit }
+            if let byte = wiring.firstByte {
+                // Font bit i is RAM bit i from `byte` on (the Adafruit wiring).
+                if wiring.point == nil { bits &= pointBit - 1 }
+                ram[byte] |= UInt8(truncatingIfNeeded: bits)
+                if bits > 0xFF, byte + 1 < 16 { ram[byte + 1] |= UInt8(truncatingIfNeeded: bits >> 8) }
+                continue
+            }
+            for (bit, wire) in wiring.segments.enumerated() where bits & (1 << UInt16(bit)) != 0 {
+                ram[wire.byte] |= wire.mask
+            }
+            if let point = wiring.point, bits & pointBit != 0 { ram[point.byte] |= point.mask }
         }
-        ram[Self.sevenSegmentColonByte] = (colon ? Self.colonBit : 0) | indicators.rawValue
+        if colonMask != 0 {
+            for (index, colon) in kind.colons.enumerated() where isColonLit(index) {
+                for wire in colon.bits { ram[wire.byte] |= wire.mask }
+            }
+        }
+        for (wire, dot) in zip(kind.indicatorWires, Indicators.ordered) where indicators.contains(dot) {
+            ram[wire.byte] |= wire.mask
+        }
         return ram
     }
 
-    private func fourteenSegmentRAM() -> [UInt8] {
-        var ram = [UInt8](repeating: 0, count: 16)
-        for (index, cell) in cells.enumerated() {
-            var bits = FourteenSegmentFont.bits(for: cell.character) ?? 0
-            if cell.point { bits |= FourteenSegmentFont.decimalPoint }
-            ram[2 * index] = UInt8(truncatingIfNeeded: bits)
-            ram[2 * index + 1] = UInt8(truncatingIfNeeded: bits >> 8)
+    /// The font's segment bits for a character (DP included where the glyph has it).
+    func glyphBits(_ character: Character) -> UInt16 {
+        switch kind.font {
+        case .sevenSegment: UInt16(SevenSegmentFont.bits(for: character) ?? 0)
+        case .fourteenSegment: FourteenSegmentFont.bits(for: character) ?? 0
+        case .matrix: 0
         }
-        return ram
+    }
+
+    /// The font bit of DP: 7 on 7 segments, 14 on 14 segments.
+    var pointBit: UInt16 {
+        kind.font == .fourteenSegment ? FourteenSegmentFont.decimalPoint : UInt16(SevenSegmentFont.decimalPoint)
     }
 
     /// The frame drawn with `MatrixFont` (matrix kinds only).

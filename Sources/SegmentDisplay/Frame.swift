@@ -24,8 +24,15 @@ public struct Frame: Equatable, Sendable {
     public let kind: LayoutKind
     /// Exactly `kind.positions` cells, left to right.
     public internal(set) var cells: [Cell]
-    /// Centre colon (only on kinds with `hasColon`).
-    public internal(set) var colon: Bool = false
+    /// Which of `kind.colons` are lit, in the same order.
+    /// Bit i set: colon i of `kind.colons` lit (a mask, not an array: no allocation per frame).
+    var colonMask: UInt16 = 0
+    /// Which of `kind.colons` are lit, in the same order.
+    public var litColons: [Bool] { (0..<kind.colons.count).map { isColonLit($0) } }
+    /// Whether colon `index` of `kind.colons` is lit.
+    public func isColonLit(_ index: Int) -> Bool { colonMask & (1 << UInt16(index)) != 0 }
+    /// Whether any colon is lit (the centre colon of the 4-digit backpacks).
+    public var colon: Bool { colonMask != 0 }
     /// Extra dots (only on `bigseg7x4`).
     public internal(set) var indicators: Indicators = []
 
@@ -40,10 +47,10 @@ public struct Frame: Equatable, Sendable {
         self = try TextParser.parse(text, kind: kind)
     }
 
-    /// Turns the colon on or off; throws on kinds without a colon.
+    /// Turns every colon on or off; throws on kinds without a colon.
     public mutating func setColon(_ on: Bool) throws(SegmentDisplayError) {
         guard kind.hasColon else { throw .noColon(kind) }
-        colon = on
+        colonMask = on ? (1 << UInt16(kind.colons.count)) - 1 : 0
     }
 
     /// Sets the indicator dots; throws on kinds without them (all but `bigseg7x4`).
@@ -53,14 +60,16 @@ public struct Frame: Equatable, Sendable {
     }
 
     /// The panel text in canonical form: one character per position, `.` after a
-    /// position whose point is lit, `:` after the 2nd position when the colon is
-    /// lit. Indicator dots have no text form.
+    /// position whose point is lit, `:` after the position a lit colon follows (the 2nd
+    /// on the 4-digit backpacks). Indicator dots have no text form.
     public var text: String {
         var result = ""
         for (index, cell) in cells.enumerated() {
             result.append(cell.character)
             if cell.point { result.append(".") }
-            if colon && index == kind.colonAfterPosition - 1 { result.append(":") }
+            for (colonIndex, colon) in kind.colons.enumerated() where colon.after == index + 1 && isColonLit(colonIndex) {
+                result.append(":")
+            }
         }
         return result
     }

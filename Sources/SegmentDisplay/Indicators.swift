@@ -14,3 +14,8 @@ public struct Indicators: OptionSet, Sendable, Hashable {
     /// All indicator bits.
     public static let all: Indicators = [.upperLeft, .lowerLeft, .ampm]
 }
+
+extension Indicators {
+    /// The dots in the order of `LayoutKind.indicatorWires`.
+    static let ordered: [Indicators] = [.upperLeft, .lowerLeft, .ampm]
+}

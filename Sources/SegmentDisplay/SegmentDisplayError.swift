@@ -4,7 +4,8 @@ public enum SegmentDisplayError: Error, Equatable, Sendable, CustomStringConvert
     case unsupportedCharacter(Character, LayoutKind)
     /// The text needs more positions than the panel has.
     case textTooLong(String, needed: Int, LayoutKind)
-    /// A `:` somewhere other than between the 2nd and 3rd position, or twice.
+    /// A `:` where the layout has no colon (the 4-digit backpacks: between the 2nd and 3rd
+    /// position), or twice in one place.
     case misplacedColon(String, LayoutKind)
     /// A `.` on a panel without decimal points.
     case noDecimalPoints(String, LayoutKind)
@@ -26,7 +27,7 @@ public enum SegmentDisplayError: Error, Equatable, Sendable, CustomStringConvert
         case let .textTooLong(text, needed, kind):
             "text \(quoted(text)) needs \(needed) positions but \(kind) has \(kind.positions)"
         case let .misplacedColon(text, kind):
-            "text \(quoted(text)): on \(kind) a single ':' must sit between the 2nd and 3rd position"
+            "text \(quoted(text)): on \(kind) a ':' must sit after position \(kind.colons.map { String($0.after) }.joined(separator: " or ")), once each (text is right-aligned)"
         case let .noDecimalPoints(text, kind):
             "text \(quoted(text)): \(kind) has no decimal points"
         case let .noIndicators(kind):

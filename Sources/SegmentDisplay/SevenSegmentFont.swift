@@ -13,8 +13,9 @@
 /// - `K`, `M`, `W`, `X` (Adafruit: `-`) and `Z` (Adafruit: blank) cannot be read
 ///   on seven segments; they are rejected with an error naming the character.
 /// - `_` (segment D) is an addition; Adafruit leaves the position blank.
-/// - `+` (segments E F G, a `⊦`: seven segments have no vertical bar in the middle) is
-///   an addition for overtime, `+M:SS` (README "Programs"); Adafruit has none.
+/// - `+` (segments E F G, drawn like a `⊢`: the left bars and the middle bar) is an
+///   addition for the overtime sign `+M:SS`; seven segments have no true plus. The parser
+///   takes it only right before a digit (`TextParser`).
 enum SevenSegmentFont {
     /// Decimal point, bit 7 of the digit byte.
     static let decimalPoint: UInt8 = 0x80
@@ -56,7 +57,7 @@ enum SevenSegmentFont {
         ("Y", 0x6E), // B C D F G   (reads "y")
         ("-", 0x40), // G
         ("_", 0x08), // D
-        ("+", 0x70), // E F G       (reads "⊦")
+        ("+", 0x70), // E F G       (sign only: "⊢")
         (" ", 0x00), // none
     ]
 

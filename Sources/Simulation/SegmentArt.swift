@@ -61,32 +61,34 @@ enum SegmentArt {
 
     static let gap: [[Mark]] = Array(repeating: [Mark.blank], count: height)
 
-    /// Art for a segment kind (matrix kinds belong to `MatrixArt`).
+    /// Art for a segment layout (matrix kinds belong to `MatrixArt`), read through its
+    /// wiring: digits left to right, a colon's dots where it is wired, the 1.2" backpack's
+    /// indicator dots left (upper, lower) and right (AM/PM).
     static func canvas(kind: LayoutKind, ram: [UInt8]) -> Canvas {
         var canvas = Canvas(height: height)
-        switch kind {
-        case .seg14x4:
-            for index in 0..<4 {
-                if index > 0 { canvas.append(gap) }
-                canvas.append(fourteenSegment(UInt16(ram[2 * index]) | UInt16(ram[2 * index + 1]) << 8))
-            }
-        case .seg7x4, .bigseg7x4, .matrix8x8, .matrix16x8:
-            let marks = ram[4]
-            let big = kind == .bigseg7x4
-            if big {
-                canvas.append(dots([1: marks & 0x04 != 0, 3: marks & 0x08 != 0]))
+        func lit(_ wire: RAMBit) -> Bool { ram[wire.byte] & wire.mask != 0 }
+        let dotsLit = kind.indicatorWires.map(lit)
+        if dotsLit.count == 3 {
+            canvas.append(dots([1: dotsLit[0], 3: dotsLit[1]]))
+            canvas.append(gap)
+        }
+        for (index, wiring) in kind.digits.enumerated() {
+            if index > 0 { canvas.append(gap) }
+            for colon in kind.colons where colon.after == index {
+                let on = colon.bits.contains(where: lit)
+                canvas.append(dots([1: on, 3: on]))
                 canvas.append(gap)
             }
-            for (index, byte) in [0, 2, 6, 8].enumerated() {
-                if index > 0 { canvas.append(gap) }
-                if index == 2 {
-                    canvas.append(dots([1: marks & 0x02 != 0, 3: marks & 0x02 != 0]))
-                    canvas.append(gap)
-                }
-                canvas.append(sevenSegment(ram[byte], hasPoint: !big))
+            var bits: UInt16 = 0
+            for (bit, wire) in wiring.segments.enumerated() where lit(wire) { bits |= 1 << UInt16(bit) }
+            let point = wiring.point.map(lit) ?? false
+            if kind.font == .fourteenSegment {
+                canvas.append(fourteenSegment(bits | (point ? 1 << 14 : 0)))
+            } else {
+                canvas.append(sevenSegment(UInt8(truncatingIfNeeded: bits) | (point ? 0x80 : 0), hasPoint: wiring.point != nil))
             }
-            if big { canvas.append(dots([0: marks & 0x10 != 0])) }
         }
+        if dotsLit.count == 3 { canvas.append(dots([0: dotsLit[2]])) }
         return canvas
     }
 }

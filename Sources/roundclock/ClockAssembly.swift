@@ -100,6 +100,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
             longPress: config.buttons.longPress, cadence: config.cadence, brightness: config.brightness,
             idleClockAfter: config.idleClockAfter)
         controller.classStarts = config.classStarts
+        controller.panelWidths = board.panelWidths
         guard let saver, let persistence else { return controller }
         // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
         // before the devices were opened and initialised (tens of ms on a slow machine),

@@ -32,24 +32,31 @@ struct TestDisplay: AsyncParsableCommand {
         let all = [UInt8](repeating: 0xFF, count: 16)
         var steps: [(String, [UInt8], UInt8)] = [("all segments", all, 15)]
         for position in 0..<kind.positions {
-            var ram = [UInt8](repeating: 0, count: 16)
-            for byte in digitBytes(kind, position) { ram[byte] = 0xFF }
-            steps.append(("digit \(position + 1)", ram, 15))
+            steps.append(("digit \(position + 1)", digitRAM(kind, position), 15))
         }
         for level in UInt8(0)...15 { steps.append(("brightness \(level)", all, level)) }
         steps.append(("blank", [UInt8](repeating: 0, count: 16), 15))
         return steps
     }
 
-    /// RAM bytes that light digit `position` (Adafruit backpack wiring).
-    static func digitBytes(_ kind: LayoutKind, _ position: Int) -> [Int] {
-        switch kind {
-        case .seg7x4, .bigseg7x4: [[0, 2, 6, 8][position]]
-        case .seg14x4: [2 * position, 2 * position + 1]
-        case .matrix8x8, .matrix16x8:
+    /// RAM that lights digit `position`: whole bytes on the Adafruit backpacks (their
+    /// wiring), only the digit's wired segments and point on a custom layout (digits there
+    /// may share a RAM byte).
+    static func digitRAM(_ kind: LayoutKind, _ position: Int) -> [UInt8] {
+        var ram = [UInt8](repeating: 0, count: 16)
+        if kind == .seg7x4 || kind == .bigseg7x4 {
+            ram[[0, 2, 6, 8][position]] = 0xFF
+        } else if kind == .seg14x4 {
+            ram[2 * position] = 0xFF
+            ram[2 * position + 1] = 0xFF
+        } else if kind.isMatrix {
             // Column band of the digit: every row byte of that half (matrix) or all for 8x8.
-            kind == .matrix8x8 ? Array(0..<16).filter { $0 % 2 == 0 } : Array(0..<16).filter { $0 % 2 == position / 2 }
+            for byte in 0..<16 where kind == .matrix8x8 ? byte % 2 == 0 : byte % 2 == position / 2 { ram[byte] = 0xFF }
+        } else {
+            let wiring = kind.digits[position]
+            for wire in wiring.segments + (wiring.point.map { [$0] } ?? []) { ram[wire.byte] |= wire.mask }
         }
+        return ram
     }
 
     func run() async throws {

@@ -31,6 +31,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
             "etc/sysusers.d/roundclock.conf",
             "usr/local/bin/roundclock",
             "usr/local/share/doc/roundclock/README.md",
+            "usr/local/share/roundclock/boards/bigdigits.toml",
             "usr/local/share/roundclock/boards/generic.toml",
             "usr/local/share/roundclock/boards/pi-zero-2w.toml",
             "usr/local/share/roundclock/boards/pi3.toml",
