@@ -18,6 +18,15 @@ public func retryingEINTR<Result: FixedWidthInteger & SignedInteger>(_ call: () 
     }
 }
 
+/// Sleeps until `deadline` on `clock` (clock_nanosleep(2) with TIMER_ABSTIME), sleeping on
+/// after a signal handler ran (EINTR): an absolute deadline stays right however often it is
+/// interrupted. clock_nanosleep returns its error instead of setting errno, so this is its
+/// `retryingEINTR`.
+public func sleepUntil(_ deadline: timespec, on clock: clockid_t) {
+    var until = deadline
+    while clock_nanosleep(clock, TIMER_ABSTIME, &until, nil) == EINTR {}
+}
+
 /// Runs a swift-system call whose `throws` is untyped, its error as the `Errno` it is.
 func errnoThrowing<R>(_ call: () throws -> R) throws(Errno) -> R {
     do { return try call() } catch { throw error as? Errno ?? .ioError }

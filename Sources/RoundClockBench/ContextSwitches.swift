@@ -77,10 +77,9 @@ final class ContextSwitchWindow: @unchecked Sendable {
         ends = (ts(from), ts(to))
         // Without a thread there is no window: `finish()` returns nil.
         thread = try? PosixThread.start(named: "switch-window") { [self] in
-            var from = ends.from, to = ends.to
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &from, nil) == EINTR {}
+            sleepUntil(ends.from, on: CLOCK_MONOTONIC)
             let first = ContextSwitchSample.now()
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &to, nil) == EINTR {}
+            sleepUntil(ends.to, on: CLOCK_MONOTONIC)
             samples = (first, ContextSwitchSample.now())
         }
     }

@@ -87,8 +87,7 @@ public struct TimerProbe: Sendable {
             for i in 0..<box.probe.count {
                 let deadline = start + box.probe.offset(i)
                 let (s, a) = deadline.components
-                var ts = timespec(tv_sec: Int(s), tv_nsec: Int(a / 1_000_000_000))
-                while clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &ts, nil) == EINTR {}
+                sleepUntil(timespec(tv_sec: Int(s), tv_nsec: Int(a / 1_000_000_000)), on: CLOCK_BOOTTIME)
                 var now = timespec()
                 clock_gettime(CLOCK_BOOTTIME, &now)
                 box.samples.append(.seconds(Int64(now.tv_sec)) + .nanoseconds(Int64(now.tv_nsec)) - deadline)
