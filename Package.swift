@@ -13,6 +13,13 @@ let package = Package(
         .executable(name: "roundclock-bench", targets: ["roundclock-bench"]),
         .library(name: "RoundClockCore", targets: ["RoundClockCore"]),
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
+        // For the nested Gateway package (issue 15): the config file with its `[remote]`
+        // table, the syscall layer, the shared one-line errors and exit statuses, and (for
+        // its tests only) the seeded generator.
+        .library(name: "RoundClockConfig", targets: ["RoundClockConfig"]),
+        .library(name: "Platform", targets: ["Platform"]),
+        .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -91,7 +98,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test helpers shared by test targets (a seeded generator); no product links it.
+        // Test helpers shared by test targets (a seeded generator); no executable links it.
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
@@ -107,7 +114,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),

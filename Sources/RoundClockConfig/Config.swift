@@ -27,6 +27,8 @@ public struct Config: Sendable, Hashable {
     public var cadence: Cadence = .seconds
     /// `[resume] after_reboot`.
     public var resumeAfterReboot: Bool
+    /// `[remote]`: the phone remote's gateway (its own process, `roundclock-gateway`).
+    public var remote = RemoteSettings()
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"
