@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "roundclock-bench", targets: ["roundclock-bench"]),
         .library(name: "RoundClockCore", targets: ["RoundClockCore"]),
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
+        // The control socket's wire contract, for clients such as roundclock-gateway.
+        .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
         // For the nested Gateway package (issue 15): the config file with its `[remote]`
         // table, the syscall layer, the shared one-line errors and exit statuses, and (for
         // its tests only) the seeded generator.
@@ -33,6 +35,11 @@ let package = Package(
         .target(name: "RoundClockCore", swiftSettings: crossModule),
         // Pure: the one hexadecimal formatter (I2C bytes, display RAM, U+XXXX, \u escapes). No Foundation, no C.
         .target(name: "Hex", swiftSettings: crossModule),
+        // Pure: a strict RFC 8259 reader (bounded size and depth, UTF-8 only, one-line errors)
+        // and the one JSON writer (frames file, control socket). No Foundation, no C.
+        .target(name: "JSON", dependencies: ["Hex"], swiftSettings: crossModule),
+        // Pure: the control socket's wire contract: request, reply and state lines. No Foundation, no C.
+        .target(name: "ControlProtocol", dependencies: ["JSON"], swiftSettings: crossModule),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
         .target(name: "SegmentDisplay", dependencies: ["Hex"], swiftSettings: crossModule),
         // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
@@ -66,7 +73,7 @@ let package = Package(
         .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
+            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "JSON", "ControlProtocol", "Panels", "Platform", .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -86,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -117,6 +124,9 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        .testTarget(name: "JSONTests", dependencies: [
+            "JSON", "ControlProtocol", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),

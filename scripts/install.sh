@@ -79,13 +79,14 @@ fi
 
 sysusers="$destdir$sysusers_dir/roundclock.conf"
 if $dry; then
-    echo "+ write $sysusers (user roundclock, groups i2c and gpio)"
+    echo "+ write $sysusers (user roundclock, groups i2c, gpio and roundclock-remote)"
 else
     install -d "$(dirname "$sysusers")"
     cat > "$sysusers" <<'CONF'
 # RoundClock service user (systemd-sysusers, see sysusers.d(5)).
 g i2c - -
 g gpio - -
+g roundclock-remote - -
 u roundclock - "RoundClock round clock" /var/lib/roundclock /usr/sbin/nologin
 m roundclock i2c
 m roundclock gpio
@@ -102,7 +103,7 @@ fi
 if command -v systemd-sysusers >/dev/null 2>&1; then
     run systemd-sysusers "$sysusers"
 else
-    for group in i2c gpio; do
+    for group in i2c gpio roundclock-remote; do
         getent group "$group" >/dev/null || run groupadd --system "$group"
     done
     getent passwd roundclock >/dev/null || run useradd --system --user-group --no-create-home \

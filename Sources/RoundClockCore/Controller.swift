@@ -83,6 +83,17 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return out
     }
 
+    /// `button` held for the long press, at one instant (the control socket's `hold-stop`):
+    /// its press-down, its long press and its release, as a hold that long does them, without
+    /// the wait. Nothing if the button is already held down.
+    public mutating func hold(_ button: Button, at instant: Instant) -> [Occurrence<Instant>] {
+        guard trackers[button]?.pressedAt == nil else { return advance(to: instant) }
+        var out = handle(ButtonEvent(button, .press, at: instant))
+        trackers[button]?.markLongPressFired()
+        out += longPressed(button, at: processedUntil ?? instant)
+        return out + handle(ButtonEvent(button, .release, at: instant))
+    }
+
     /// Fires, in time order, the long presses and signals due up to `now`.
     public mutating func advance(to now: Instant) -> [Occurrence<Instant>] {
         var out: [Occurrence<Instant>] = []
@@ -293,9 +304,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     private func status(of snapshot: Snapshot?) -> Status {
         guard let s = snapshot else {
-            return Status(state: .clock, phase: .clock, round: 0, rounds: 0)
+            return Status(state: .clock, phase: .clock, round: 0, rounds: 0, program: program.name)
         }
-        return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds)
+        return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds,
+                      program: program.name)
     }
 }
 
@@ -342,10 +354,13 @@ public struct Status: Sendable, Hashable {
     public var phase: Phase
     public var round: Int
     public var rounds: Int
-    public init(state: State, phase: Phase, round: Int, rounds: Int) {
+    /// The session's program's name (the control socket's state lines).
+    public var program: String
+    public init(state: State, phase: Phase, round: Int, rounds: Int, program: String = "") {
         self.state = state
         self.phase = phase
         self.round = round
         self.rounds = rounds
+        self.program = program
     }
 }

@@ -1,8 +1,9 @@
+import ControlProtocol
 import RoundClockCore
 import Synchronization
 
-/// Where button edges arrive from other threads (GPIO reader, keyboard, tests).
-/// Posting wakes the render loop at once, even in the middle of a sleep until a
+/// Where button edges and control socket commands arrive from other threads (GPIO reader,
+/// keyboard, control socket, tests), in one queue. Posting wakes the render loop at once, even in the middle of a sleep until a
 /// far deadline; the loop then drains the events in arrival order.
 public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     /// What the loop is sleeping in, for `post` to cut short.
@@ -20,7 +21,7 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
         }
     }
     private struct State {
-        var events: [ButtonEvent<Instant>] = []
+        var events: [LoopInput<Instant>] = []
         var sleeper: Sleeper?
     }
     private let state = Mutex(State())
@@ -28,14 +29,23 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
     public init() {}
 
     public func post(_ event: ButtonEvent<Instant>) {
+        post(.button(event))
+    }
+
+    /// A control socket command, arrived at `at`: applied by the loop as its button would be.
+    public func post(_ command: ControlCommand, at: Instant) {
+        post(.command(command, at: at))
+    }
+
+    public func post(_ input: LoopInput<Instant>) {
         let sleeper = state.withLock { s -> Sleeper? in
-            s.events.append(event)
+            s.events.append(input)
             return s.sleeper
         }
         sleeper?.wake()
     }
 
-    func drain() -> [ButtonEvent<Instant>] {
+    func drain() -> [LoopInput<Instant>] {
         state.withLock { s in
             defer { s.events.removeAll(keepingCapacity: true) }
             return s.events

@@ -1,4 +1,5 @@
 import Hex
+import JSON
 import Panels
 import Platform
 import RoundClockCore
@@ -57,17 +58,6 @@ public final class FramesRecorder: LoopObserver {
             + "\"ram\": \"\(ramHex(panel.ram))\", \"brightness\": \(panel.brightness), \"blink\": \"\(panel.blink.name)\"}"
     }
 
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u" + hex(scalar.value, digits: 4)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string, escaped by the tree's one JSON writer (`JSONValue.quoted`).
+    static func jsonString(_ s: String) -> String { JSONValue.quoted(s) }
 }

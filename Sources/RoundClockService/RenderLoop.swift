@@ -134,7 +134,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             heartbeat?.turnStarted(at: now)
             var inputs = inbox.drain()
             while nextScripted < script.count, script[nextScripted].at <= now {
-                inputs.append(script[nextScripted])
+                inputs.append(.button(script[nextScripted]))
                 nextScripted += 1
             }
             // One display attempt: commits `face`, reports it, and notes whether it showed.
@@ -161,7 +161,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             precomputed = nil
             var occurrences = carried
             carried = []
-            for event in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.handle(event) }
+            for input in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.apply(input) }
             occurrences += controller.advance(to: now)
 
             // Face, status and next deadline from one snapshot and one wall time reading (the

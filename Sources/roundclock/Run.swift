@@ -51,6 +51,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.", transform: Run.brightnessLevel)
     var brightness: Int?
 
+    @Option(help: "Listen for remote commands on this Unix socket (default under systemd: $RUNTIME_DIRECTORY/control.sock; else none).")
+    var control: String?
+
     /// `--brightness`: digits only (no sign, unlike `Int("+5")`), 0 to 15.
     static func brightnessLevel(_ text: String) throws -> Int {
         guard let level = WholeNumber.parse(text, atMost: 15) else { throw ValidationError("allowed are 0 to 15, digits only") }
@@ -110,6 +113,8 @@ struct Run: AsyncParsableCommand {
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
         let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
         if let terminal { members.append(terminal) }
+        let control = try controlServer(config: setup.config, inbox: inbox, clock: clock, logger: logger)
+        if let control { members.append(ControlStateObserver(hub: control.hub)) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
@@ -129,12 +134,13 @@ struct Run: AsyncParsableCommand {
                 await loop.commit(final.face(at: now, wallTime: loop.wallTime(now)).blanked, status: final.status(at: now))
             }
         }
-        // Graceful shutdown runs in reverse order: watchdog, buttons (no new input), the
+        // Graceful shutdown runs in reverse order: watchdog, control socket and buttons (no new input), the
         // render loop (state saved, final picture), the buzzer last (switched off).
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
         services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
         if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
+        if let control { services.append(.init(service: ControlService(server: control))) }
         // Last, so it is the first to stop: a caught signal ends it, and its end shuts the group down.
         services.append(.init(service: ShutdownSignals.Service(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
         // Not in virtual time: its clock would let the feeder spin without ever sleeping.

@@ -44,6 +44,8 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         #expect(unit.contains("\nExecStart=/usr/local/bin/roundclock run --config /etc/roundclock/config.toml\n"))
         let users = try String(contentsOfFile: "\(root)/etc/sysusers.d/roundclock.conf", encoding: .utf8)
         #expect(users.contains("m roundclock i2c\nm roundclock gpio\n"))
+        // The control socket's group, which the unit's SupplementaryGroups= names.
+        #expect(users.contains("\ng roundclock-remote - -\n"))
 
         // The installed config is valid as installed.
         let check = try await CLIRun.run(["check-config", "\(root)/etc/roundclock/config.toml"])

@@ -6,7 +6,9 @@
 #  2. `systemd-analyze verify` prints nothing (no unknown keys, bad values, bad sections).
 #     verify checks that ExecStart= is executable, so it runs on a copy whose ExecStart
 #     points at /bin/true (the real binary is not installed where the test runs);
-#  3. the settings issue 5 (clock) or issue 15 (gateway) requires are present.
+#  3. the settings issue 5 requires are present, and those of the control socket (issue 15):
+#     the runtime directory it lives in, its group, and still no network; for the gateway's
+#     unit, those issue 15 requires of it.
 # Needs systemd-analyze (Debian: apt-get install --no-install-recommends systemd); works
 # without systemd running as PID 1 (containers, CI).
 set -eu
@@ -56,7 +58,9 @@ for line in Type=notify NotifyAccess=main WatchdogSec=10s Restart=on-failure Res
             "DeviceAllow=char-i2c rw" "DeviceAllow=char-gpiochip rw" NoNewPrivileges=yes ProtectSystem=strict \
             ProtectHome=yes PrivateTmp=yes RestrictAddressFamilies=AF_UNIX SystemCallFilter=@system-service \
             CapabilityBoundingSet= ProtectClock=yes ProtectKernelTunables=yes ProtectKernelModules=yes \
-            ProtectKernelLogs=yes LockPersonality=yes MemoryDenyWriteExecute=yes RestrictRealtime=yes; do
+            ProtectKernelLogs=yes LockPersonality=yes MemoryDenyWriteExecute=yes RestrictRealtime=yes \
+            PrivateNetwork=yes IPAddressDeny=any RuntimeDirectory=roundclock RuntimeDirectoryMode=0711 \
+            SupplementaryGroups=roundclock-remote; do
     grep -qxF "$line" "$unit" || { echo "FAIL: missing '$line'"; exit 1; }
 done
 echo "ok: required settings present"

@@ -83,13 +83,13 @@ if [ "$PHASE" = 1 ]; then
   enabled=$(systemctl is-enabled "$U" 2>&1) act=$(systemctl is-active "$U" 2>&1)
   status=$(prop StatusText) pid=$(prop MainPID)
   uid=$(id -u roundclock 2>/dev/null) gid=$(id -g roundclock 2>/dev/null)
-  i2c=$(getent group i2c | cut -d: -f3) gpio=$(getent group gpio | cut -d: -f3)
+  i2c=$(getent group i2c | cut -d: -f3) gpio=$(getent group gpio | cut -d: -f3) remote=$(getent group roundclock-remote | cut -d: -f3)
   puid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' /proc/"$pid"/status 2>/dev/null)
   pgid=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' /proc/"$pid"/status 2>/dev/null)
   pgroups=$(awk '/^Groups:/ { $1 = ""; print }' /proc/"$pid"/status 2>/dev/null | xargs -n1 | sort -n | xargs)
   # its own group roundclock (systemd adds the user's groups from getgrouplist) and the unit's
-  # SupplementaryGroups=i2c gpio; nothing else
-  wgroups=$(printf '%s\n' "$gid" "$i2c" "$gpio" | sort -n | xargs)
+  # SupplementaryGroups=i2c gpio and roundclock-remote (the control socket's group); nothing else
+  wgroups=$(printf '%s\n' "$gid" "$i2c" "$gpio" "$remote" | sort -n | xargs)
   ram_ok=1 rams=""
   for a in 0x70:time 0x71:round 0x72:phase; do
     r=$(read_ram "${a%%:*}"); rams="$rams ${a#*:}=$r"
@@ -97,12 +97,12 @@ if [ "$PHASE" = 1 ]; then
   done
   v=$(roundclock --version 2>&1)
   log "1: memory of the service: $(awk '/^Vm(RSS|HWM)/ { printf "%s %s kB ", $1, $2 }' /proc/"$pid"/status)"
-  log "1: enabled=$enabled active=$act StatusText='$status' pid=$pid Uid=$puid Gid=$pgid Groups=$pgroups (want roundclock,i2c,gpio = $wgroups) RAM:$rams ready pictures: time=${READY[time]} round=${READY[round]} phase=${READY[phase]} version=$v"
+  log "1: enabled=$enabled active=$act StatusText='$status' pid=$pid Uid=$puid Gid=$pgid Groups=$pgroups (want roundclock,i2c,gpio,roundclock-remote = $wgroups) RAM:$rams ready pictures: time=${READY[time]} round=${READY[round]} phase=${READY[phase]} version=$v"
   journalctl -u "$U" -b --no-pager -o short-monotonic >> "$DETAILS" 2>&1
   if [ "$enabled" = enabled ] && [ "$act" = active ] && [[ $status == showing*"(ready)"* ]] &&
      [ "$puid" = "$uid $uid $uid $uid" ] && [ "$pgid" = "$gid $gid $gid $gid" ] && [ "$uid" != 0 ] &&
      [ "$pgroups" = "$wgroups" ] && [ $ram_ok = 1 ] && [ "$v" = "$VERSION" ]; then
-    pass 1 "installed $VERSION: enabled, active, READY with STATUS '$status', runs as roundclock (uid $uid) with the groups roundclock, i2c and gpio only, chips 0x70-0x72 hold the ready picture"
+    pass 1 "installed $VERSION: enabled, active, READY with STATUS '$status', runs as roundclock (uid $uid) with the groups roundclock, i2c, gpio and roundclock-remote only, chips 0x70-0x72 hold the ready picture"
   else
     fail 1 "after install: enabled=$enabled active=$act STATUS='$status' Uid=$puid Gid=$pgid Groups='$pgroups' (want '$wgroups') ready RAM $([ $ram_ok = 1 ] && echo right || echo wrong:$rams) --version '$v'"
   fi

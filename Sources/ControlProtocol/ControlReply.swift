@@ -1,0 +1,40 @@
+import JSON
+
+/// The answer to a command line: `{"ok": true}` or `{"ok": false, "error": "…"}`.
+public enum ControlReply: Sendable, Hashable {
+    case ok
+    case failed(String)
+
+    public var line: String {
+        switch self {
+        case .ok: JSONValue.object([JSONMember("ok", .bool(true))]).encoded
+        case .failed(let why): JSONValue.object([JSONMember("ok", .bool(false)), JSONMember("error", .string(why))]).encoded
+        }
+    }
+
+    /// Reads a reply line (for clients: the gateway, tests); `nil` if it is not one.
+    public static func parse(_ line: String) -> ControlReply? {
+        guard let value = try? JSONParser(maxBytes: ControlLimits.maxLineBytes).parse(line), case .bool(let ok)? = value["ok"] else { return nil }
+        if ok { return .ok }
+        return value["error"]?.string.map(ControlReply.failed)
+    }
+}
+
+/// The control socket's limits (README "Control socket").
+public enum ControlLimits {
+    /// Longest request line, in bytes without its newline; a longer one is answered with an
+    /// error and skipped up to its newline.
+    public static let maxLineBytes = 4096
+    /// Arrays and objects nested deeper than this are refused.
+    public static let maxDepth = 8
+    /// Connections served at once; one more is answered with an error and closed.
+    public static let maxClients = 32
+    /// Bytes waiting to be sent to one client. A subscriber with more than this pending is
+    /// dropped (it fell behind); a client that sends requests without reading its replies
+    /// is no longer read while half of this is pending.
+    public static let maxPendingBytes = 256 * 1024
+    /// The socket's file name in the service's runtime directory (`RuntimeDirectory=roundclock`).
+    public static let socketName = "control.sock"
+    /// The group allowed to connect (mode 0660), when it exists.
+    public static let group = "roundclock-remote"
+}

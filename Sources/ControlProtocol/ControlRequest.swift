@@ -1,0 +1,101 @@
+import JSON
+
+/// What the control socket carries out, each as its button would (README "Buttons").
+public enum ControlCommand: Sendable, Hashable {
+    /// START pressed and released.
+    case start
+    /// STOP pressed and released.
+    case stop
+    /// The reset a held STOP does in a running, paused or finished session.
+    case reset
+    /// MODE pressed and released: the next program, only while ready or in clock mode.
+    case mode
+    /// STOP held for the long press, without the wait.
+    case holdStop
+    /// The current phase ends now (the core's `Action.skip`).
+    case skip
+    /// A program by name (preset or the config's `[programs]`) or a DSL line; like MODE,
+    /// only while ready or in clock mode.
+    case program(String)
+
+    /// The `"command"` words, in the order README lists them.
+    public static let words = ["start", "stop", "reset", "mode", "hold-stop", "skip", "program"]
+
+    public var word: String {
+        switch self {
+        case .start: "start"
+        case .stop: "stop"
+        case .reset: "reset"
+        case .mode: "mode"
+        case .holdStop: "hold-stop"
+        case .skip: "skip"
+        case .program: "program"
+        }
+    }
+}
+
+/// One request line: `{"command": "start"}`, `{"command": "program", "program": "tabata"}`,
+/// `{"command": "subscribe"}`.
+public enum ControlRequest: Sendable, Hashable {
+    case command(ControlCommand)
+    /// The current state now, then one line per display change.
+    case subscribe
+
+    /// Reads one request line (without its newline). Errors are one line, for the reply.
+    public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
+        let value: JSONValue
+        do {
+            value = try JSONParser(maxBytes: ControlLimits.maxLineBytes, maxDepth: ControlLimits.maxDepth).parse(line)
+        } catch {
+            throw ControlError("not JSON: \(error)")
+        }
+        guard let members = value.members else { throw ControlError("a request is a JSON object, like {\"command\": \"start\"}") }
+        guard let command = value["command"] else { throw ControlError("missing \"command\"") }
+        guard let word = command.string else { throw ControlError("\"command\" must be a string") }
+        let allowed = word == "program" ? ["command", "program"] : ["command"]
+        if let extra = members.first(where: { !allowed.contains($0.key) }) {
+            throw ControlError("unknown member \(JSONValue.quoted(extra.key)) for \(JSONValue.quoted(word))")
+        }
+        switch word {
+        case "start": return .command(.start)
+        case "stop": return .command(.stop)
+        case "reset": return .command(.reset)
+        case "mode": return .command(.mode)
+        case "hold-stop": return .command(.holdStop)
+        case "skip": return .command(.skip)
+        case "subscribe": return .subscribe
+        case "program":
+            guard let program = value["program"] else { throw ControlError("\"program\" needs a \"program\": a name or a DSL line") }
+            guard let spec = program.string, !spec.isEmpty else { throw ControlError("\"program\" must be a non-empty string") }
+            return .command(.program(spec))
+        default:
+            let known = (ControlCommand.words + ["subscribe"]).joined(separator: ", ")
+            throw ControlError("unknown command \(JSONValue.quoted(word)) (known: \(known))")
+        }
+    }
+
+    /// Reads the UTF-8 of `text`.
+    public static func parse(_ text: String) throws(ControlError) -> ControlRequest {
+        try parse(Array(text.utf8))
+    }
+
+    /// The request as its line (without the newline).
+    public var line: String {
+        var members = [JSONMember("command", .string(word))]
+        if case .command(.program(let spec)) = self { members.append(JSONMember("program", .string(spec))) }
+        return JSONValue.object(members).encoded
+    }
+
+    private var word: String {
+        switch self {
+        case .command(let command): command.word
+        case .subscribe: "subscribe"
+        }
+    }
+}
+
+/// Why a request line was refused: the reply's `"error"`, one line.
+public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,65 @@
+import JSON
+
+/// What a subscriber receives, on one line per display change, in the frames file's words:
+/// `{"state": "running", "phase": "work", "round": 1, "rounds": 12, "program": "boxing",
+/// "brightness": 15, "panels": {"time": " 2:58", "round": " 1", "phase": "WORK"}}`.
+public struct ControlState: Sendable, Hashable {
+    /// `ready`, `running`, `paused`, `finished` or `clock`.
+    public var state: String
+    /// `prep`, `work`, `rest` or `clock`.
+    public var phase: String
+    public var round: Int
+    public var rounds: Int
+    /// The program's name (a preset, a `[programs]` name, or the DSL line it was given as).
+    public var program: String
+    /// The panels' brightness, 0-15 (HT16K33 dimming set).
+    public var brightness: Int
+    /// Each panel's role and the text it shows (decoded from its RAM), in the board's order.
+    public var panels: [Panel]
+
+    public struct Panel: Sendable, Hashable {
+        public var role: String
+        public var text: String
+        public init(role: String, text: String) {
+            self.role = role
+            self.text = text
+        }
+    }
+
+    public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel]) {
+        self.state = state
+        self.phase = phase
+        self.round = round
+        self.rounds = rounds
+        self.program = program
+        self.brightness = brightness
+        self.panels = panels
+    }
+
+    public var json: JSONValue {
+        .object([
+            JSONMember("state", .string(state)), JSONMember("phase", .string(phase)),
+            JSONMember("round", .int(round)), JSONMember("rounds", .int(rounds)),
+            JSONMember("program", .string(program)), JSONMember("brightness", .int(brightness)),
+            JSONMember("panels", .object(panels.map { JSONMember($0.role, .string($0.text)) })),
+        ])
+    }
+
+    /// The state as its line (without the newline).
+    public var line: String { json.encoded }
+
+    /// Reads a state line (for clients); `nil` if it is not one.
+    public static func parse(_ line: String) -> ControlState? {
+        guard let value = try? JSONParser(maxBytes: 64 * 1024).parse(line),
+              let state = value["state"]?.string, let phase = value["phase"]?.string,
+              let round = value["round"]?.int, let rounds = value["rounds"]?.int,
+              let program = value["program"]?.string, let brightness = value["brightness"]?.int,
+              let members = value["panels"]?.members else { return nil }
+        var panels: [Panel] = []
+        for member in members {
+            guard let text = member.value.string else { return nil }
+            panels.append(Panel(role: member.key, text: text))
+        }
+        return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness, panels: panels)
+    }
+}

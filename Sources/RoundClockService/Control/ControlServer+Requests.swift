@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ControlProtocol
+import Platform
+
+extension ControlServer {
+    /// Reads what `client` sent (up to 4 chunks a turn, so one flooding client cannot hold
+    /// the thread), answering each complete line; the end of its stream ends it once its
+    /// replies are sent. On an error, its descriptor is closed and set to -1.
+    func read(_ client: inout ControlClient, chunk: inout [UInt8]) {
+        for _ in 0..<4 {
+            let count: Int?
+            do {
+                count = try UnixSocket.receive(client.fd, into: &chunk, subject: "control client \(client.id)")
+            } catch {
+                logger.info("\(error); closed")
+                close(client.fd)
+                client.fd = -1
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                // A last line without its newline still counts.
+                if !client.line.isEmpty, !client.skippingLine { client.received([0x0A][...], handle: answer) }
+                client.closing = true
+                return
+            }
+            client.received(chunk[0..<count], handle: answer)
+            if client.pending >= ControlLimits.maxPendingBytes / 2 { return }
+        }
+    }
+
+    /// Answers one request line.
+    func answer(_ client: inout ControlClient, _ line: [UInt8]) {
+        guard line.count <= ControlLimits.maxLineBytes else {
+            client.queue(ControlReply.failed("line longer than \(ControlLimits.maxLineBytes) bytes").line)
+            return
+        }
+        let request: ControlRequest
+        do {
+            request = try ControlRequest.parse(line)
+        } catch {
+            client.queue(ControlReply.failed(error.description).line)
+            return
+        }
+        switch request {
+        case .subscribe:
+            guard !client.subscribed else {
+                client.queue(ControlReply.failed("already subscribed").line)
+                return
+            }
+            client.subscribed = true
+            if let current = hub.subscribe() { client.queue(current.line) }
+        case .command(.program(let spec)):
+            if let why = checkProgram(spec) {
+                client.queue(ControlReply.failed(why).line)
+                return
+            }
+            post(.program(spec))
+            client.queue(ControlReply.ok.line)
+        case .command(let command):
+            post(command)
+            client.queue(ControlReply.ok.line)
+        }
+    }
+
+    /// Sends what `client` has pending, as much as its socket takes now. On an error (the
+    /// client went away), its descriptor is closed and set to -1.
+    func flush(_ client: inout ControlClient) {
+        while client.pending > 0 {
+            let sent: Int
+            do {
+                sent = try UnixSocket.send(client.fd, client.output[client.sent...], subject: "control client \(client.id)")
+            } catch {
+                if error.errno != EPIPE && error.errno != ECONNRESET { logger.info("\(error); closed") }
+                close(client.fd)
+                client.fd = -1
+                return
+            }
+            guard sent > 0 else { break }
+            client.sent += sent
+        }
+        client.compact()
+    }
+}

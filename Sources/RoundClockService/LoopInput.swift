@@ -1,0 +1,55 @@
+import ControlProtocol
+import RoundClockCore
+
+/// What the render loop takes from its inbox: a button edge (GPIO, keyboard, scripts) or a
+/// control socket command, each with the instant it arrived.
+public enum LoopInput<Instant: InstantProtocol & Sendable>: Sendable, Hashable where Instant.Duration == Duration {
+    case button(ButtonEvent<Instant>)
+    case command(ControlCommand, at: Instant)
+
+    public var at: Instant {
+        switch self {
+        case .button(let event): event.at
+        case .command(_, let at): at
+        }
+    }
+}
+
+extension Controller {
+    /// Applies one input: a button edge as it is, a command as its button does it
+    /// (README "Buttons"): `start`, `stop` and `mode` are a press and a release of their
+    /// button, `hold-stop` a long press of STOP; `reset` and `skip` are the actions a held
+    /// STOP and a held MODE carry out; `program`, like MODE, only while ready or in clock mode.
+    public mutating func apply(_ input: LoopInput<Instant>) -> [Occurrence<Instant>] {
+        switch input {
+        case .button(let event): return handle(event)
+        case .command(let command, let at): return carry(command, at: at)
+        }
+    }
+
+    private mutating func carry(_ command: ControlCommand, at arrived: Instant) -> [Occurrence<Instant>] {
+        switch command {
+        case .start: return click(.start, at: arrived)
+        case .stop: return click(.stop, at: arrived)
+        case .mode: return click(.mode, at: arrived)
+        case .holdStop: return hold(.stop, at: arrived)
+        case .reset, .skip, .program:
+            // Never before what the controller has already processed (as `handle` does).
+            let out = advance(to: arrived)
+            let now = processedUntil ?? arrived
+            switch command {
+            case .reset: return out + perform(.reset, at: now)
+            case .skip: return out + perform(.skip, at: now)
+            case .program(let spec):
+                guard program.kind == .wallClock || session.state(at: now) == .ready else { return out }
+                return out + perform(.program(spec), at: now)
+            default: return out
+            }
+        }
+    }
+
+    /// A press and a release of `button` at one instant.
+    private mutating func click(_ button: Button, at instant: Instant) -> [Occurrence<Instant>] {
+        handle(ButtonEvent(button, .press, at: instant)) + handle(ButtonEvent(button, .release, at: instant))
+    }
+}

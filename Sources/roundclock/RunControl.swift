@@ -1,0 +1,48 @@
+import ArgumentParser
+import CommandLineSupport
+import ControlProtocol
+import Logging
+import Platform
+import RoundClockConfig
+import RoundClockCore
+import RoundClockService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Run {
+    /// Where the control socket listens: `--control PATH`; else, off `--simulate`, in the
+    /// service's runtime directory (`$RUNTIME_DIRECTORY`, set by systemd from
+    /// `RuntimeDirectory=roundclock`: /run/roundclock/control.sock); else none.
+    func controlPath() -> String? {
+        if let control { return control }
+        guard !simulate, let runtime = getenv("RUNTIME_DIRECTORY").map({ String(cString: $0) }),
+              let first = runtime.split(separator: ":").first, !first.isEmpty else { return nil }
+        return "\(first)/\(ControlLimits.socketName)"
+    }
+
+    /// The control socket's server, listening (README "Control socket"): commands go into
+    /// `inbox` stamped with `clock`'s now, `program` checked against the config. A socket
+    /// that cannot be set up is one line and exit 73, like the frames file.
+    func controlServer<C: Clock & Sendable>(config: Config, inbox: ButtonInbox<C.Instant>, clock: C, logger: Logger) throws -> ControlServer?
+    where C.Duration == Duration, C.Instant: Sendable {
+        guard let path = controlPath() else { return nil }
+        do {
+            let hub = try ControlHub()
+            return try ControlServer(
+                path: path, hub: hub, logger: logger,
+                checkProgram: { spec in Self.whyNotRunnable(spec, config: config) },
+                post: { command in inbox.post(command, at: clock.now) })
+        } catch {
+            printError("control socket: \(error)")
+            throw ExitCode(ExitStatus.cannotCreate)
+        }
+    }
+
+    /// Why `spec` names no program the clock can run, as `--program` would say it; `nil` if it does.
+    static func whyNotRunnable(_ spec: String, config: Config) -> String? {
+        guard config.resolveProgram(spec) == nil else { return nil }
+        do { _ = try ProgramSpec.parse(spec) } catch { return error.description }
+        return "unknown program \(spec)"
+    }
+}
