@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
         // The control socket's wire contract, for clients such as roundclock-gateway.
         .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
+        .library(name: "JSON", targets: ["JSON"]),
         // For the nested Gateway package (issue 15): the config file with its `[remote]`
         // table, the syscall layer, the shared one-line errors and exit statuses, and (for
         // its tests only) the seeded generator.

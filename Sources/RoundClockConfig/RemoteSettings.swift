@@ -54,7 +54,7 @@ public struct RemoteSettings: Sendable, Hashable {
             remote.tlsKey = try path(key, key: "tls_key", table: table, configFile: configFile)
         }
         if (remote.tlsCertificate == nil) != (remote.tlsKey == nil) {
-            throw table.fail(remote.tlsKey == nil ? "tls_cert" : "tls_key", "tls_cert and tls_key go together; give both (PEM files) or neither")
+            throw table.fail(remote.tlsKey == nil ? "tls_key" : "tls_cert", "tls_cert and tls_key go together; give both (PEM files) or neither")
         }
         try table.finish()
         return remote
@@ -105,8 +105,10 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
                 throw Problem(message: "\(shown): the host must be an IPv4 address, a host name or [IPv6]; \(expected)")
             }
         }
-        guard !portText.isEmpty, portText.count <= 5, portText.first != "0", portText.unicodeScalars.allSatisfy({ $0.value >= 0x30 && $0.value <= 0x39 }),
-              let port = Int(portText), (1...65_535).contains(port) else {
+        let anyPort = allowAnyPort && portText == "0"
+        guard !portText.isEmpty, portText.count <= 5, portText.first != "0" || anyPort,
+              portText.unicodeScalars.allSatisfy({ $0.value >= 0x30 && $0.value <= 0x39 }),
+              let port = Int(portText), (1...65_535).contains(port) || anyPort else {
             throw Problem(message: "\(shown): the port must be a number from 1 to 65535; \(expected)")
         }
         return ListenAddress(host: host, port: port)

@@ -49,7 +49,7 @@ public final class Access: Sendable {
     /// request without `Origin` (curl, scripts) passes: a cross-site page cannot omit it.
     public func originIsAllowed(_ request: Request) -> Bool {
         guard let origin = request.headers[.origin] else { return true }
-        guard let host = request.head.authority ?? request.headers[.host] else { return false }
+        guard let host = request.head.authority else { return false }
         return origin == (tls ? "https://" : "http://") + host
     }
 

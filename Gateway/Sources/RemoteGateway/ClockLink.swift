@@ -1,4 +1,4 @@
-import FoundationEssentials
+import ControlProtocol
 import Logging
 import NIOCore
 import NIOPosix
@@ -44,8 +44,8 @@ public final class ClockLink: Sendable {
                     try await outbound.write(ByteBuffer(string: #"{"command": "subscribe"}"# + "\n"))
                     for try await line in inbound {
                         let text = String(decoding: line.readableBytesView, as: UTF8.self)
-                        // State lines only (they carry "state"); an `{"ok": …}` reply is not one.
-                        guard (try? JSONDecoder().decode(StateProbe.self, from: Data(line.readableBytesView)))?.state != nil else { continue }
+                        // State lines only; an `{"ok": …}` reply is not one.
+                        guard ControlState.parse(text) != nil else { continue }
                         if !wasReachable || latest.withLockedValue({ $0 == nil }) {
                             logger.notice("clock reachable again at \(path)")
                         }
@@ -98,7 +98,3 @@ public final class ClockLink: Sendable {
     }
 }
 
-/// Just enough of a socket line to tell a state from a reply.
-private struct StateProbe: Decodable {
-    let state: String?
-}

@@ -1,43 +1,19 @@
-import FoundationEssentials
+import ControlProtocol
 
-/// A `POST /api/command` body checked and re-encoded as one line of the control socket's
-/// wire contract: a flat JSON object (strings, numbers, booleans, null) with a string
-/// `"command"`, keys sorted, no newline possible inside. Anything else is refused here with
-/// a message, before the clock sees it.
+/// A `POST /api/command` body checked by the clock's own parser (`ControlRequest`, the
+/// socket's wire contract) and re-encoded as its one line, so no newline or anything the
+/// clock would refuse ever reaches the socket; the refusal's words are the clock's.
 public enum CommandBody {
     /// Largest accepted body; a command object is a few dozen bytes.
     public static let maximumBytes = 1024
 
-    enum Scalar: Codable, Equatable {
-        case string(String), integer(Int64), number(Double), boolean(Bool), null
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null }
-            else if let b = try? c.decode(Bool.self) { self = .boolean(b) }
-            else if let i = try? c.decode(Int64.self) { self = .integer(i) }
-            else if let d = try? c.decode(Double.self) { self = .number(d) }
-            else { self = .string(try c.decode(String.self)) }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.singleValueContainer()
-            switch self {
-            case .string(let s): try c.encode(s)
-            case .integer(let i): try c.encode(i)
-            case .number(let d): try c.encode(d)
-            case .boolean(let b): try c.encode(b)
-            case .null: try c.encodeNil()
-            }
-        }
-    }
-
     public enum Problem: Error, Equatable, CustomStringConvertible {
-        case notAFlatObject, noCommand, subscribe
+        /// What the wire contract says is wrong (`unknown command "fly" (known: …)`).
+        case refused(String)
+        case subscribe
         public var description: String {
             switch self {
-            case .notAFlatObject: "the body must be one JSON object of strings, numbers, booleans or null, e.g. {\"command\": \"start\"}"
-            case .noCommand: "the object needs a \"command\" string, e.g. {\"command\": \"start\"}"
+            case .refused(let why): why
             case .subscribe: "\"subscribe\" is not a command here; open the WebSocket /api/live for the state lines"
             }
         }
@@ -45,17 +21,13 @@ public enum CommandBody {
 
     /// The socket line for `bytes` (at most `maximumBytes`, checked by the caller).
     public static func line(_ bytes: [UInt8]) throws(Problem) -> String {
-        let object: [String: Scalar]
+        let request: ControlRequest
         do {
-            object = try JSONDecoder().decode([String: Scalar].self, from: Data(bytes))
+            request = try ControlRequest.parse(bytes)
         } catch {
-            throw .notAFlatObject
+            throw .refused(error.description)
         }
-        guard case .string(let command)? = object["command"] else { throw .noCommand }
-        guard command != "subscribe" else { throw .subscribe }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(object) else { throw .notAFlatObject }
-        return String(decoding: data, as: UTF8.self)
+        guard case .command = request else { throw .subscribe }
+        return request.line
     }
 }

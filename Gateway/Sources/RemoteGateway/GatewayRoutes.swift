@@ -1,6 +1,7 @@
-import FoundationEssentials
+import ControlProtocol
 import Hummingbird
 import HummingbirdWebSocket
+import JSON
 import NIOCore
 
 /// The page and the JSON API (README "Phone remote"). Every `/api` route but login needs a
@@ -57,22 +58,13 @@ struct GatewayRoutes: Sendable {
     static let crossSite = JSONReply.failure(.forbidden, "cross-site request refused (Origin is not this server)")
     static let noSession = JSONReply.failure(.unauthorized, "log in first: POST /api/login with {\"pin\": \"…\"}")
 
-    /// The socket's reply: `{"ok": true}` or `{"ok": false, "error": "…"}`.
-    private struct Verdict: Decodable {
-        let ok: Bool
-    }
-
-    private struct LoginBody: Decodable {
-        let pin: String
-    }
-
     func login(_ request: Request, _ context: GatewayContext) async throws -> Response {
         guard access.originIsAllowed(request) else { return Self.crossSite }
         let bytes = try await body(request, limit: Self.maximumLoginBytes)
-        guard let body = try? JSONDecoder().decode(LoginBody.self, from: Data(bytes)) else {
+        guard let pin = (try? JSONParser(maxBytes: Self.maximumLoginBytes, maxDepth: 2).parse(bytes))?["pin"]?.string else {
             return JSONReply.failure(.badRequest, "the body must be {\"pin\": \"…\"}")
         }
-        switch access.login(pin: body.pin, client: context.client) {
+        switch access.login(pin: pin, client: context.client) {
         case .session(let token):
             context.logger.notice("login from \(context.client)")
             var response = JSONReply.body(.ok, #"{"ok": true}"#)
@@ -99,10 +91,11 @@ struct GatewayRoutes: Sendable {
         }
         do {
             let reply = try await link.send(line)
-            guard let verdict = try? JSONDecoder().decode(Verdict.self, from: Data(reply.utf8)) else {
-                return JSONReply.failure(.badGateway, "the clock's reply is not {\"ok\": …}")
+            switch ControlReply.parse(reply) {
+            case .ok?: return JSONReply.body(.ok, reply)
+            case .failed?: return JSONReply.body(.unprocessableContent, reply)
+            case nil: return JSONReply.failure(.badGateway, "the clock's reply is not {\"ok\": …}")
             }
-            return JSONReply.body(verdict.ok ? .ok : .unprocessableContent, reply)
         } catch .unreachable {
             return JSONReply.failure(.serviceUnavailable, "clock unreachable")
         } catch .noReply {

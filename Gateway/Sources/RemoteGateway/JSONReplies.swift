@@ -1,17 +1,13 @@
-import FoundationEssentials
+import ControlProtocol
+import HTTPTypes
 import Hummingbird
+import JSON
 
 /// The API's JSON answers: the clock's own lines passed through, or the gateway's
 /// `{"ok": false, "error": "…"}` in the socket's reply vocabulary.
 enum JSONReply {
-    private struct Failure: Encodable {
-        let ok = false
-        let error: String
-    }
-
     static func failure(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
-        let data = (try? JSONEncoder().encode(Failure(error: message))) ?? Data(#"{"ok": false}"#.utf8)
-        return body(status, String(decoding: data, as: UTF8.self), headers: headers)
+        body(status, ControlReply.failed(message).line, headers: headers)
     }
 
     static func body(_ status: HTTPResponse.Status, _ json: String, headers: HTTPFields = [:]) -> Response {
@@ -22,8 +18,7 @@ enum JSONReply {
     }
 
     static func strings(_ key: String, _ values: [String]) -> String {
-        let data = (try? JSONEncoder().encode([key: values])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSONValue.object([JSONMember(key, .array(values.map(JSONValue.string)))]).encoded
     }
 }
 

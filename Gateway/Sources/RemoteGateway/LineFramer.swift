@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 
 /// Splits the control socket's byte stream into its lines (issue 15 wire contract: one
 /// JSON object per line, `\n`-terminated), the newline dropped. A line longer than

@@ -19,13 +19,15 @@ public struct PinAttempts: Sendable {
 
     private var failures: [String: [ContinuousClock.Instant]] = [:]
     private var all: [ContinuousClock.Instant] = []
+    private var lastSweep: ContinuousClock.Instant?
 
     public init() {}
 
     /// Whether `client` may try a PIN now.
     public mutating func check(client: String, now: ContinuousClock.Instant) -> Decision {
         forgetOld(now: now)
-        if let mine = failures[client], mine.count >= Self.perClient, let oldest = mine.first {
+        let mine = recent(client, now: now)
+        if mine.count >= Self.perClient, let oldest = mine.first {
             return .limited(retryAfterSeconds: seconds(until: oldest + Self.window, now: now))
         }
         if all.count >= Self.overall, let oldest = all.first {
@@ -39,7 +41,7 @@ public struct PinAttempts: Sendable {
             let quietest = failures.min { ($0.value.last ?? now) < ($1.value.last ?? now) }?.key
             if let quietest { failures[quietest] = nil }
         }
-        failures[client, default: []].append(now)
+        failures[client] = recent(client, now: now) + [now]
         all.append(now)
     }
 
@@ -50,12 +52,21 @@ public struct PinAttempts: Sendable {
         failures[client] = nil
     }
 
+    /// Drops failures older than the window: the overall list at each check (it holds at
+    /// most `overall` + a few), the clients' lists in one sweep per window, so a check costs
+    /// the same however many clients are remembered.
     private mutating func forgetOld(now: ContinuousClock.Instant) {
         all.removeAll { $0 + Self.window <= now }
+        guard lastSweep.map({ $0 + Self.window <= now }) ?? true else { return }
+        lastSweep = now
         for (client, times) in failures {
             let kept = times.filter { $0 + Self.window > now }
             failures[client] = kept.isEmpty ? nil : kept
         }
+    }
+
+    private func recent(_ client: String, now: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
+        (failures[client] ?? []).filter { $0 + Self.window > now }
     }
 
     private func seconds(until instant: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Int {

@@ -77,7 +77,8 @@ struct GatewayCommand: AsyncParsableCommand {
         do {
             app = try GatewayServer.application(settings, logger: logger)
         } catch {
-            StandardStream.error.write("error: \(loaded.file): [remote] tls_cert, tls_key: \(error)\n")
+            let files = tls.map { "tls_cert \($0.certificate), tls_key \($0.key)" } ?? "TLS"
+            StandardStream.error.write("error: \(loaded.file): [remote] \(files): \(error)\n")
             throw ExitCode(ConfigError.exitCode)
         }
         do {

@@ -2,4 +2,4 @@ import CommandLineSupport
 import Platform
 
 JournalLogHandler.bootstrap()
-await GatewayCommand.mainWithOneLineErrors { StandardStream.standardError.write($0 + "\n") }
+await GatewayCommand.mainWithOneLineErrors { StandardStream.error.write($0 + "\n") }

@@ -71,7 +71,10 @@ import Testing
 
     @Test(arguments: ["localhost", "127.0.0.1:99999", "[::1]", "a b:80", "127.0.0.1:08"])
     func badListenExits64WithOneLine(_ listen: String) async throws {
-        let run = try await gateway(["--config", "/dev/null", "--listen", listen, "--show-pin", "--state-dir", NSTemporaryDirectory()])
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "".write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+        let run = try await gateway(["--config", dir + "/config.toml", "--listen", listen, "--show-pin", "--state-dir", dir])
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.hasPrefix("error: --listen ") && run.stderr.filter { $0 == "\n" }.count == 1, "\(run.stderr)")
     }

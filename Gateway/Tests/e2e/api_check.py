@@ -68,7 +68,9 @@ def main():
         check(not any(f.get("state") == "paused" for f in rig.frame_lines()), "frames file: never paused")
 
         status, _, body, _ = rig.request("POST", "/api/command", {"command": "fly"}, cookie=cookie)
-        check(status == 422 and json.loads(body)["ok"] is False, "unknown command: the clock's refusal, 422 " + body.decode().strip())
+        check(status == 400 and "unknown command" in json.loads(body)["error"], "unknown command: refused by the contract's parser, 400 " + body.decode().strip())
+        status, _, body, _ = rig.request("POST", "/api/command", {"command": "program", "program": "no such thing"}, cookie=cookie)
+        check(status == 422 and json.loads(body)["ok"] is False, "an unknown program: the clock's own refusal, 422 " + body.decode().strip())
         status, _, body, _ = rig.request("POST", "/api/command", raw=b'{"command": "start"', cookie=cookie)
         check(status == 400, "bad JSON: 400 " + body.decode().strip())
         status, _, body, _ = rig.request("POST", "/api/command", raw=b'{"command": "' + b"x" * 5000 + b'"}', cookie=cookie)
@@ -79,12 +81,12 @@ def main():
             websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/live", origin=rig.origin, timeout=30)
             check(False, "WebSocket without a session refused")
         except websocket.WebSocketBadStatusException as error:
-            check(error.status_code == 401, "WebSocket without a session: 401")
+            check(error.status_code == 400, "WebSocket without a session: refused, 400 (hummingbird-websocket's refusal)")
         try:
             websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/live", cookie=cookie, origin="http://evil.example", timeout=30)
             check(False, "WebSocket from another Origin refused")
         except websocket.WebSocketBadStatusException as error:
-            check(error.status_code == 403, "WebSocket from another Origin: 403")
+            check(error.status_code == 400, "WebSocket from another Origin: refused, 400")
 
         statuses = [rig.request("POST", "/api/login", {"pin": "000000"})[0] for _ in range(6)]
         check(statuses == [401] * 5 + [429], f"six wrong PINs: {statuses}")
