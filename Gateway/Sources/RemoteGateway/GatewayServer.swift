@@ -42,7 +42,7 @@ public struct GatewayServer {
         GatewayRoutes(link: link, access: access, page: settings.page, programs: settings.programs).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(idleTimeout: .seconds(60)),
+            http1: .init(idleTimeout: .seconds(10)),
             ws: .init(maxFrameSize: maximumFrame, autoPing: .enabled(timePeriod: .seconds(20)), validateUTF8: true)
         )
         var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)

@@ -39,10 +39,12 @@ import Testing
     }
 
     /// 1,000+ malformed requests, frames and socket lines; the display's lateness p99 during
-    /// the flood is held to 2x idle, or to idle + 20 ms when the machine's own load makes
-    /// the idle p99 itself tiny and noisy (the factor is printed either way).
+    /// the flood is held to 2x idle (or idle + 5 ms: the idle window has about 20 changes, so
+    /// its p99 is one sample), with the clock at SCHED_FIFO 10 as the unit's optional
+    /// real-time setting runs it: on this 2-core machine the flood's own processes would
+    /// otherwise take the CPU from the clock (measured: 5.2x idle, BENCHMARKS.md).
     @Test func abuseKeepsBothRunningAndChangesNothing() async throws {
-        let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "20"])
+        let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "5", "--fifo"])
         #expect(run.stdout.contains("ok: gateway and clock running, the session untouched"))
         #expect(run.stdout.hasSuffix("abuse check: all passed\n"))
     }

@@ -32,7 +32,7 @@ from rc_harness import Rig  # noqa: E402
 def percentiles(values):
     values = sorted(values)
     pick = lambda q: values[min(len(values) - 1, int(q * len(values)))]
-    return f"p50 {pick(0.5) / 1000:.2f} ms, p99 {pick(0.99) / 1000:.2f} ms, max {values[-1] / 1000:.2f} ms"
+    return f"p50 {pick(0.5) / 1e6:.2f} ms, p99 {pick(0.99) / 1e6:.2f} ms, max {values[-1] / 1e6:.2f} ms"
 
 
 def main():
@@ -76,6 +76,8 @@ def main():
                     text = live.recv()
                 except Exception:
                     return
+                if not text:
+                    return
                 messages.put((time.monotonic_ns(), json.loads(text)))
 
         threading.Thread(target=read_live, daemon=True).start()
@@ -101,6 +103,8 @@ def main():
                 page_at, message = messages.get(timeout=30)
                 if message.get("state") == want:
                     break
+            if os.environ.get("LATENCY_DEBUG"):
+                print(want, (at - sent) / 1e6, (page_at - at) / 1e6, frame.get("t"), frame.get("panel"))
             tap_to_commit.append(at - sent)
             commit_to_page.append(page_at - at)
             want = "paused" if want == "running" else "running"

@@ -45,7 +45,7 @@ class Rig:
     """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
     the directory); `clock_args` are added to `roundclock run`."""
 
-    def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False):
+    def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False, clock_prefix=()):
         self.dir = tempfile.mkdtemp(prefix="rc-e2e-")
         self.tls = None
         if tls:
@@ -63,6 +63,7 @@ class Rig:
             f.write(config)
         os.mkdir(os.path.join(self.dir, "clock-state"))
         self.clock_args = list(clock_args)
+        self.clock_prefix = list(clock_prefix)
         self.clock = None
         self.gateway = None
         self.gateway_log = []
@@ -72,7 +73,7 @@ class Rig:
 
     # -- processes -------------------------------------------------------------------------
     def start_clock(self):
-        args = [CLOCK, "run", "--simulate", "--config", self.config, "--control", self.socket,
+        args = self.clock_prefix + [CLOCK, "run", "--simulate", "--config", self.config, "--control", self.socket,
                 "--state-dir", os.path.join(self.dir, "clock-state"), "--frames", self.frames] + self.clock_args
         self.clock = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=open(os.path.join(self.dir, "clock.log"), "ab"))
