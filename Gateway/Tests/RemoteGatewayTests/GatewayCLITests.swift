@@ -58,7 +58,7 @@ import Testing
     @Test(arguments: [
         ("[remote]\npin = \"12\"\n", "remote.pin: \"12\" is not a usable PIN; use 4 to 12 digits 0-9"),
         ("[remote]\nlisten = \"0.0.0.0\"\n", "remote.listen: \"0.0.0.0\" has no port"),
-        ("[remote]\ntls_cert = \"/nonexistent/cert.pem\"\ntls_key = \"/nonexistent/key.pem\"\npin = \"1234\"\n", "[remote]: "),
+        ("[remote]\ntls_cert = \"/nonexistent/cert.pem\"\ntls_key = \"/nonexistent/key.pem\"\npin = \"1234\"\n", "[remote] tls_cert /nonexistent/cert.pem, tls_key /nonexistent/key.pem: "),
     ])
     func badConfigExits78WithOneLine(_ text: String, _ fragment: String) async throws {
         let dir = try temporaryDirectory()
