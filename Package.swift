@@ -85,7 +85,10 @@ let package = Package(
             dependencies: ["RoundClockCore", "Hex", "Panels", "Platform", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
-        .target(name: "RoundClockBench", dependencies: ["RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware"]),
+        .target(name: "RoundClockBench", dependencies: [
+            "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // What both commands share: exit statuses, one-line usage errors, option range checks.
         .target(name: "CommandLineSupport", dependencies: [
             "TOML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -106,7 +109,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test helpers shared by test targets (a seeded generator); no executable links it.
+        // Test helpers shared by test targets (a seeded generator, malformed control requests); no executable links it.
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
@@ -115,7 +118,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "Platform", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,6 +128,7 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: [
             "JSON", "ControlProtocol", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
@@ -132,7 +136,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,9 +12,11 @@ public enum UnixSocket {
     /// A listening socket at `path`, non-blocking and close-on-exec: a stale socket file
     /// left there (nothing listening on it) is replaced; a live one, or any other file, is an
     /// error. The file gets `mode` (chmod(2) between bind and listen, so no client can
-    /// connect before) and, when `group` names an existing group, that group (chown(2));
-    /// returns whether it did.
-    public static func listen(path: String, mode: mode_t, group: String?, backlog: Int32 = 64) throws(SystemError) -> (fd: Int32, grouped: Bool) {
+    /// connect before) and, when `group` names an existing group, that group (chown(2)):
+    /// `group` is whether it did, or why it could not (then the socket stays in the
+    /// process's own group: the caller decides whether that is fatal).
+    public static func listen(path: String, mode: mode_t, group: String?, backlog: Int32 = 64)
+        throws(SystemError) -> (fd: Int32, group: Result<Bool, SystemError>) {
         var status = stat()
         if lstat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFSOCK else {
@@ -30,10 +32,15 @@ public enum UnixSocket {
         do throws(SystemError) {
             try SystemError.check(path, "bind", .subjectFirst) { withAddress(path) { bind(fd, $0, $1) } }
             try SystemError.check(path, "chmod", .subjectFirst) { chmod(path, mode) }
-            var grouped = false
+            var grouped = Result<Bool, SystemError>.success(false)
             if let group, let entry = getgrnam(group) {
-                try SystemError.check(path, "chown to group \(group)", .subjectFirst) { chown(path, uid_t.max, entry.pointee.gr_gid) }
-                grouped = true
+                let gid = entry.pointee.gr_gid
+                do throws(SystemError) {
+                    try SystemError.check(path, "chown to group \(group)", .subjectFirst) { chown(path, uid_t.max, gid) }
+                    grouped = .success(true)
+                } catch {
+                    grouped = .failure(error)
+                }
             }
             try SystemError.check(path, "listen", .subjectFirst) { Glibc.listen(fd, backlog) }
             return (fd, grouped)

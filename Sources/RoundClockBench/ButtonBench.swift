@@ -36,16 +36,11 @@ public struct ButtonBench: Sendable {
     public func run() async throws -> ButtonReport {
         let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
         defer { generator?.finish() }
-        let board = try await BenchBoard.make()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
         let log = CommitLog()
-        let anchor = clock.now
-        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(3600)))
-        _ = controller.perform(.start, at: anchor)
-        let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: board, observer: log,
-                              wallTime: { _ in wall }, stop: .never)
+        let (loop, controller) = try await Self.countdownLoop(clock: clock, inbox: inbox, observer: log)
+        let anchor = loop.start
         let edges = EdgeLog()
         let reader = try gpioSim.map { sim throws(SystemError) -> ButtonReader in
             for button in [Button.start, .stop] { try sim.set(button, pressed: false) }
@@ -56,7 +51,7 @@ public struct ButtonBench: Sendable {
         defer { reader?.stop() }
         let task = Task { await loop.run(controller) }
         defer { task.cancel() }
-        _ = try await commit(in: log, after: 0, clock: clock, what: "the initial face") { _ in true }
+        _ = try await log.commit(after: 0, clock: clock, timeout: timeout, what: "the initial face") { _ in true }
 
         var latencies: [Double] = [], readerDelays: [Double] = []
         var random = SystemRandomNumberGenerator()
@@ -67,7 +62,7 @@ public struct ButtonBench: Sendable {
             let seen = log.all.count
             var at = clock.now
             if let gpioSim { try gpioSim.set(button, pressed: true) } else { inbox.post(ButtonEvent(button, .press, at: at)) }
-            let shown = try await commit(in: log, after: seen, clock: clock, what: "\(button) press \(i + 1)") {
+            let shown = try await log.commit(after: seen, clock: clock, timeout: timeout, what: "\(button) press \(i + 1)") {
                 $0.face.time.blinking == pausing
             }
             if gpioSim != nil {
@@ -90,20 +85,21 @@ public struct ButtonBench: Sendable {
                             source: gpioSim.map { "gpio-sim \($0.chip) lines \($0.stopOffset) (STOP), \($0.startOffset) (START), kernel edge timestamps" },
                             readerDelay: LatencySummary(readerDelays))
     }
+}
 
-    /// The first commit after index `seen` that satisfies `matches`, polling the log (the
-    /// commit instant is recorded by the loop itself, so polling adds nothing to it).
-    private func commit(in log: CommitLog, after seen: Int, clock: ContinuousClock, what: String,
-                        matches: (Commit) -> Bool) async throws -> Commit {
-        let deadline = clock.now.advanced(by: timeout)
-        var checked = seen
-        while clock.now < deadline {
-            let all = log.all
-            if let hit = all[checked...].first(where: matches) { return hit }
-            checked = all.count
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        throw BenchFailure("\(what): nothing shown within \(timeout)")
+extension ButtonBench {
+    /// The real render loop on an emulated board, a one-hour countdown started at its t = 0,
+    /// reporting to `observer` (the `buttons` and `control` benchmarks).
+    static func countdownLoop(clock: ContinuousClock, inbox: ButtonInbox<ContinuousClock.Instant>, observer: any LoopObserver) async throws
+        -> (RenderLoop<ContinuousClock>, Controller<ContinuousClock.Instant>) {
+        let board = try await BenchBoard.make()
+        let anchor = clock.now
+        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(3600)))
+        _ = controller.perform(.start, at: anchor)
+        let wall = WallTime(hour: 12, minute: 0)
+        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: board, observer: observer,
+                              wallTime: { _ in wall }, stop: .never)
+        return (loop, controller)
     }
 }
 

@@ -20,3 +20,20 @@ public final class CommitLog: LoopObserver {
 
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {}
 }
+
+extension CommitLog {
+    /// The first commit after index `seen` that satisfies `matches`, polling the log (the
+    /// commit instant is recorded by the loop itself, so polling adds nothing to it).
+    func commit(after seen: Int, clock: ContinuousClock, timeout: Duration, what: String,
+                matches: (Commit) -> Bool) async throws -> Commit {
+        let deadline = clock.now.advanced(by: timeout)
+        var checked = seen
+        while clock.now < deadline {
+            let all = self.all
+            if let hit = all[checked...].first(where: matches) { return hit }
+            checked = all.count
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw BenchFailure("\(what): nothing shown within \(timeout)")
+    }
+}

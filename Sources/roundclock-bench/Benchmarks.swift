@@ -94,6 +94,24 @@ extension RoundClockBenchCommand {
         }
     }
 
+    struct Control: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Control socket: command sent -> display commit, commit -> subscriber's state line.")
+        @Option(help: "Number of commands.") var commands = 200
+        @Flag(help: "Keep every CPU busy with a spinning thread meanwhile.") var load = false
+        func validate() throws { try checkRange(Double(commands), "--commands", 1...100_000) }
+        func run() async throws {
+            do {
+                print(try await ControlBench(commands: commands, load: load).run())
+            } catch let error as SystemError {
+                printError("control: \(error)")
+                throw ExitCode(ExitStatus.unavailable)
+            } catch let error as BenchFailure {
+                printError("control: \(error)")
+                throw ExitCode(ExitStatus.software)
+            }
+        }
+    }
+
     struct Timers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Wake-up overshoot of the kernel timer and of Swift's sleeps, to explain the lateness.")
@@ -116,6 +134,7 @@ extension RoundClockBenchCommand {
             print(try await VirtualDrift().run())
             print(try await CostBench(duration: .milliseconds(600)).run())
             print(try await ButtonBench(presses: 10).run())
+            print(try await ControlBench(commands: 10).run())
             print(await TimerProbe(count: 10).run())
             print("bench smoke: all benchmarks ran")
         }

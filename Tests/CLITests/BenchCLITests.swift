@@ -32,6 +32,13 @@ import Testing
         #expect(run.stdout.contains("buttons: 12 presses posted into the inbox, event instant -> display commit: p50 "))
     }
 
+    @Test func controlSocketLatencyIsMeasuredBothWays() async throws {
+        let run = try await CLIRun.runBench(["control", "--commands", "6"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("control socket: 6 commands (STOP/START), command sent -> display commit: p50 "), "\(run.stdout)")
+        #expect(run.stdout.contains("display commit -> state line read by a subscriber: p50 "), "\(run.stdout)")
+    }
+
     @Test func aMissingGPIOSimChipIsNamedAndExits69() async throws {
         let run = try await CLIRun.runBench(["buttons", "--presses", "2", "--gpio-sim", "/sys/devices/platform/gpio-sim.9/gpiochip99"])
         #expect(run.status == 69, "\(run.stderr)")
@@ -43,6 +50,7 @@ import Testing
         (["cost", "--duration", "0"], "--duration must be between 0.1 s and 86400 s, got 0"),
         (["drift", "--duration", "inf"], "--duration must be between 1 s and 86400 s, got inf"),
         (["buttons", "--presses", "0"], "--presses must be between 1 and 100000, got 0"),
+        (["control", "--commands", "0"], "--commands must be between 1 and 100000, got 0"),
         (["timers", "--period", "0"], "--period must be between 1 ms and 60000 ms, got 0"),
         (["buttons", "--gpio-sim", "/tmp", "--start-line", "5", "--stop-line", "5"], "--start-line and --stop-line must differ"),
     ])

@@ -60,7 +60,7 @@ for line in Type=notify NotifyAccess=main WatchdogSec=10s Restart=on-failure Res
             CapabilityBoundingSet= ProtectClock=yes ProtectKernelTunables=yes ProtectKernelModules=yes \
             ProtectKernelLogs=yes LockPersonality=yes MemoryDenyWriteExecute=yes RestrictRealtime=yes \
             PrivateNetwork=yes IPAddressDeny=any RuntimeDirectory=roundclock RuntimeDirectoryMode=0711 \
-            SupplementaryGroups=roundclock-remote; do
+            SupplementaryGroups=roundclock-remote "SystemCallFilter=chown fchownat"; do
     grep -qxF "$line" "$unit" || { echo "FAIL: missing '$line'"; exit 1; }
 done
 echo "ok: required settings present"

@@ -38,6 +38,12 @@ public final class ControlHub: Sendable {
         if notify { wake.signal() }
     }
 
+    /// Subscribers connected now.
+    public var subscriberCount: Int { shared.withLock { $0.subscribers } }
+
+    /// The state of the last display change.
+    var current: ControlState? { shared.withLock { $0.current } }
+
     /// The current state, and from now on every new one is queued (socket thread).
     func subscribe() -> ControlState? {
         shared.withLock { s in

@@ -53,6 +53,12 @@ extension ControlServer {
             client.subscribed = true
             if let current = hub.subscribe() { client.queue(current.line) }
         case .command(.program(let spec)):
+            // As MODE: a program is chosen only while ready or in clock mode (the loop checks
+            // again when it applies the command; this is what the client is told).
+            if let state = hub.current?.state, state != "ready", state != "clock" {
+                client.queue(ControlReply.failed("program: only while ready or in clock mode, as MODE (the clock is \(state))").line)
+                return
+            }
             if let why = checkProgram(spec) {
                 client.queue(ControlReply.failed(why).line)
                 return

@@ -22,18 +22,25 @@ public final class ControlServer: Sendable {
     let checkProgram: @Sendable (String) -> String?
 
     /// Listens at `path` (a stale socket replaced), mode 0660, group `ControlLimits.group`
-    /// when it exists. Connections wait in the backlog until `start`.
+    /// when it exists (if it cannot be given that group, logged: the clock runs on).
+    /// Connections wait in the backlog until `start`.
     public init(path: String, hub: ControlHub, logger: Logger,
                 checkProgram: @escaping @Sendable (String) -> String?,
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
-        let (fd, grouped) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
+        let (fd, group) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
         self.path = path
         self.listener = fd
         self.hub = hub
         self.logger = logger
         self.post = post
         self.checkProgram = checkProgram
-        logger.info("control socket \(path) (mode 0660\(grouped ? ", group \(ControlLimits.group)" : ""))")
+        switch group {
+        case .success(let grouped):
+            logger.info("control socket \(path) (mode 0660\(grouped ? ", group \(ControlLimits.group)" : ""))")
+        case .failure(let error):
+            // The clock runs all the same; only its own group can connect (README "Control socket").
+            logger.error("\(error); control socket \(path) left in the service's own group (mode 0660)")
+        }
     }
 
     /// Starts the server's thread; it runs until `stop`, then closes every socket and
@@ -80,7 +87,11 @@ public final class ControlServer: Sendable {
                 if clients[index].pending > 0, revents & (POLLOUT | POLLERR | POLLHUP) != 0 || clients[index].closing {
                     flush(&clients[index])
                 }
-                if clients[index].fd < 0 || (clients[index].closing && clients[index].pending == 0) { dropped.append(index) }
+                // A client that closed its sending side is done once its replies are out, unless
+                // it subscribed (`socat` half-closes after its request): then until it hangs up.
+                let client = clients[index]
+                let hungUp = client.closing && revents & (POLLHUP | POLLERR) != 0
+                if client.fd < 0 || hungUp || (client.closing && client.pending == 0 && !client.subscribed) { dropped.append(index) }
             }
             if fds[0].revents != 0 {
                 hub.wake.clear()

@@ -1,0 +1,50 @@
+import ControlProtocol
+import JSON
+import Testing
+
+/// The wire contract of issue 15, line by line.
+@Suite struct ControlProtocolTests {
+    @Test func readsEveryRequestOfTheContract() throws {
+        let cases: [(String, ControlRequest)] = [
+            (#"{"command": "start"}"#, .command(.start)), (#"{"command": "stop"}"#, .command(.stop)),
+            (#"{"command": "reset"}"#, .command(.reset)), (#"{"command": "mode"}"#, .command(.mode)),
+            (#"{"command": "hold-stop"}"#, .command(.holdStop)), (#"{"command": "skip"}"#, .command(.skip)),
+            (#"{"command": "program", "program": "tabata"}"#, .command(.program("tabata"))),
+            (#"{"program": "10 x 0:45/0:15", "command": "program"}"#, .command(.program("10 x 0:45/0:15"))),
+            (#"{"command": "subscribe"}"#, .subscribe),
+            ("\t{\"command\":\"start\"}\r", .command(.start)),
+        ]
+        for (line, request) in cases {
+            #expect(try ControlRequest.parse(line) == request)
+            #expect(try ControlRequest.parse(request.line) == request)
+        }
+        #expect(ControlRequest.command(.program("tabata")).line == #"{"command": "program", "program": "tabata"}"#)
+    }
+
+    @Test func refusesWithOneLineSayingWhy() {
+        let cases: [(String, String)] = [
+            (#"{"command": "jump"}"#, #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe)"#),
+            (#"{"command": 1}"#, #""command" must be a string"#),
+            (#"{"cmd": "start"}"#, #"missing "command""#),
+            (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
+            (#"{"command": "start", "program": "x"}"#, #"unknown member "program" for "start""#),
+            (#"{"command": "program"}"#, #""program" needs a "program": a name or a DSL line"#),
+            (#"{"command": "program", "program": ""}"#, #""program" must be a non-empty string"#),
+            (#"{"command": "start""#, #"not JSON: at byte 19: expected ',' or '}' in an object, found end of line"#),
+        ]
+        for (line, why) in cases {
+            #expect(throws: ControlError(why)) { try ControlRequest.parse(line) }
+        }
+    }
+
+    @Test func repliesAndStateLines() {
+        #expect(ControlReply.ok.line == #"{"ok": true}"#)
+        #expect(ControlReply.failed("bad \"x\"").line == #"{"ok": false, "error": "bad \"x\""}"#)
+        #expect(ControlReply.parse(#"{"ok": false, "error": "no"}"#) == .failed("no"))
+        #expect(ControlReply.parse(#"{"ok": true}"#) == .ok)
+        let state = ControlState(state: "running", phase: "work", round: 1, rounds: 12, program: "boxing", brightness: 15,
+                                 panels: [.init(role: "time", text: " 2:58"), .init(role: "round", text: " 1.12"), .init(role: "phase", text: "WORK")])
+        #expect(state.line == #"{"state": "running", "phase": "work", "round": 1, "rounds": 12, "program": "boxing", "brightness": 15, "panels": {"time": " 2:58", "round": " 1.12", "phase": "WORK"}}"#)
+        #expect(ControlState.parse(state.line) == state)
+    }
+}
