@@ -15,6 +15,14 @@ let package = Package(
         .library(name: "RoundClockService", targets: ["RoundClockService"]),
         // The control socket's wire contract, for clients such as roundclock-gateway.
         .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
+        .library(name: "JSON", targets: ["JSON"]),
+        // For the nested Gateway package (issue 15): the config file with its `[remote]`
+        // table, the syscall layer, the shared one-line errors and exit statuses, and (for
+        // its tests only) the seeded generator.
+        .library(name: "RoundClockConfig", targets: ["RoundClockConfig"]),
+        .library(name: "Platform", targets: ["Platform"]),
+        .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -104,7 +112,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test helpers shared by test targets (a seeded generator, malformed control requests); no product links it.
+        // Test helpers shared by test targets (a seeded generator, malformed control requests); no executable links it.
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",

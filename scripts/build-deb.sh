@@ -3,11 +3,15 @@
 # architecture; Swift does not cross-compile here).
 #
 #   scripts/build-deb.sh [--version V] [--out DIR] [--no-lintian]
+#   scripts/build-deb.sh --gateway [--out DIR] [--no-lintian]
 #
 #   --version V   package another version than debian/changelog's top entry (a new entry is
 #                 added to the staged copy only; the tests use it to build an upgrade)
 #   --out DIR     where the .deb goes (default .build-deb/)
 #   --no-lintian  skip the lintian run at the end
+#   --gateway     build the phone remote's package roundclock-gateway_<version>_<arch>.deb instead
+#                 (Gateway/, its own source package; needs Swift 6.2+, the clock's package does not
+#                 need it)
 #
 # Steps: the version from debian/changelog; Sources/roundclock/PackageVersion.generated.swift
 # (gitignored) so that `roundclock --version` prints it; `swift build -c release
@@ -21,16 +25,41 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 die() { echo "build-deb: $*" >&2; exit 1; }
 
-VERSION="" OUT=$REPO/.build-deb LINTIAN=1
+VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=${2:?--version needs a version}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --no-lintian) LINTIAN=0; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --gateway) GATEWAY=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
+
+if [ "$GATEWAY" = 1 ]; then
+  # The gateway's own source package (Gateway/debian): its binary, page, unit, Avahi file.
+  VERSION=$(dpkg-parsechangelog -l Gateway/debian/changelog -SVersion)
+  ARCH=$(dpkg --print-architecture)
+  echo "== roundclock-gateway $VERSION for $ARCH"
+  (cd Gateway && swift build -c release --static-swift-stdlib --product roundclock-gateway)
+  BIN="$(cd Gateway && swift build -c release --show-bin-path)/roundclock-gateway"
+  STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
+  rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
+  cp -r Gateway/debian Gateway/Public Gateway/systemd Gateway/avahi README.md "$STAGE/"
+  cp "$BIN" "$STAGE/bin/roundclock-gateway"
+  (cd "$STAGE" && dpkg-buildpackage -b -uc -us) > "$OUT/dpkg-buildpackage-gateway.log" 2>&1 ||
+    { tail -40 "$OUT/dpkg-buildpackage-gateway.log" >&2; die "dpkg-buildpackage failed (log: $OUT/dpkg-buildpackage-gateway.log)"; }
+  mv "$OUT"/stage-gateway/roundclock-gateway_"${VERSION}"_"$ARCH".deb "$OUT/"
+  DEB=$OUT/roundclock-gateway_${VERSION}_$ARCH.deb
+  echo "== $DEB ($(stat -c %s "$DEB") bytes)"
+  dpkg-deb --info "$DEB" | sed -n '/Depends:/p'
+  if [ "$LINTIAN" = 1 ]; then
+    echo "== lintian"
+    lintian --info --display-info "$DEB" || die "lintian found errors"
+  fi
+  exit 0
+fi
 
 CHANGELOG_VERSION=$(dpkg-parsechangelog -l debian/changelog -SVersion)
 VERSION=${VERSION:-$CHANGELOG_VERSION}

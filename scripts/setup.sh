@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libgpiod and libi2c headers), if missing;
 # with --test also what the test suite uses (systemd-analyze for the unit's checks), with
-# --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, help2man, lintian).
+# --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, help2man, lintian), with
+# --gateway what the phone remote's end-to-end checks use (Debian's chromium and
+# chromium-driver, a font for the screenshots, and Selenium from PyPI).
 # Swift itself comes with the machine image (or see README, "Install on a Raspberry Pi").
 set -euo pipefail
 packages=(libgpiod-dev libi2c-dev pkg-config)
 [ "${1:-}" = "--test" ] && packages+=(systemd)
 [ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper help2man lintian)
+[ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core)
+if [ "${1:-}" = "--gateway" ] && ! python3 -c 'import selenium' 2>/dev/null; then
+    echo "installing: selenium (PyPI)" >&2
+    python3 -m pip install --quiet selenium
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,11 +12,14 @@ public enum DurableFiles {
     /// the rename itself is durable. On failure the temp file is removed. Whatever was left at
     /// the temp path (a stale file, a FIFO, a symbolic link) is unlinked first and the temp
     /// file created `O_EXCL | O_NOFOLLOW`: a save never blocks or writes through a link.
-    public static func writeAtomically(_ text: String, path: String, temp: String, directory: String) throws(SystemError) {
+    /// `permissions`: the new file's mode before the umask (0600 for a secret such as the
+    /// phone remote's generated PIN).
+    public static func writeAtomically(_ text: String, path: String, temp: String, directory: String,
+                                       permissions: CModeT = 0o644) throws(SystemError) {
         unlink(temp)
         let fd = try SystemError.naming(temp, "open", .operationFirst) {
             try FileDescriptor.open(FilePath(temp), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-                                    permissions: FilePermissions(rawValue: 0o644))
+                                    permissions: FilePermissions(rawValue: permissions))
         }
         var closed = false
         do throws(SystemError) {

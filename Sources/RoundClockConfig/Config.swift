@@ -29,6 +29,8 @@ public struct Config: Sendable, Hashable {
     public var resumeAfterReboot: Bool
     /// `start_at`: times of day at which a ready clock starts its program; `nil`: never.
     public var classStarts: ClassStarts?
+    /// `[remote]`: the phone remote's gateway (its own process, `roundclock-gateway`).
+    public var remote = RemoteSettings()
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"

@@ -60,6 +60,9 @@ extension Config {
             }
             try table.finish()
         }
+        if var table = try root.table("remote") {
+            config.remote = try RemoteSettings.read(&table, configFile: file)
+        }
         if var table = try root.table("resume") {
             if let allowed = try table.bool("after_reboot") { config.resumeAfterReboot = allowed }
             try table.finish()

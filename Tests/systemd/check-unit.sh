@@ -1,22 +1,30 @@
 #!/bin/sh
-# Checks systemd/roundclock.service:
-#  1. `systemd-analyze security --offline=true` exposure is at most $MAX_EXPOSURE (2.0);
+# Checks systemd/roundclock.service, or the unit given as the argument
+# (Gateway/systemd/roundclock-gateway.service, the phone remote's):
+#  1. `systemd-analyze security --offline=true` exposure is at most $MAX_EXPOSURE (2.0 for
+#     the clock, 3.0 for the gateway, which keeps the network);
 #  2. `systemd-analyze verify` prints nothing (no unknown keys, bad values, bad sections).
 #     verify checks that ExecStart= is executable, so it runs on a copy whose ExecStart
 #     points at /bin/true (the real binary is not installed where the test runs);
 #  3. the settings issue 5 requires are present, and those of the control socket (issue 15):
-#     the runtime directory it lives in, its group, and still no network.
+#     the runtime directory it lives in, its group, and still no network; for the gateway's
+#     unit, those issue 15 requires of it.
 # Needs systemd-analyze (Debian: apt-get install --no-install-recommends systemd); works
 # without systemd running as PID 1 (containers, CI).
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
-unit="$here/systemd/roundclock.service"
-max=${MAX_EXPOSURE:-2.0}
+unit=${1:-$here/systemd/roundclock.service}
+name=$(basename "$unit")
+case $name in
+  roundclock.service) max=${MAX_EXPOSURE:-2.0} ;;
+  roundclock-gateway.service) max=${MAX_EXPOSURE:-3.0} ;;
+  *) echo "FAIL: unknown unit $name"; exit 1 ;;
+esac
 
 command -v systemd-analyze >/dev/null || { echo "SKIP: systemd-analyze not installed"; exit 77; }
 
 security=$(systemd-analyze security --offline=true "$unit" 2>&1)
-exposure=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for roundclock.service: \([0-9.]*\).*/\1/p')
+exposure=$(printf '%s\n' "$security" | sed -n "s/.*Overall exposure level for $name: \\([0-9.]*\\).*/\\1/p")
 [ -n "$exposure" ] || { printf '%s\n' "$security"; echo "FAIL: no exposure level in the output"; exit 1; }
 if awk -v e="$exposure" -v m="$max" 'BEGIN { exit !(e <= m) }'; then
     echo "ok: exposure $exposure (at most $max)"
@@ -27,13 +35,24 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed 's|^ExecStart=/usr/local/bin/roundclock|ExecStart=/bin/true|' "$unit" > "$tmp/roundclock.service"
-verify=$(systemd-analyze verify --man=no "$tmp/roundclock.service" 2>&1) || { printf '%s\n' "$verify"; echo "FAIL: verify exited non-zero"; exit 1; }
+sed 's|^ExecStart=[^ ]*|ExecStart=/bin/true|' "$unit" > "$tmp/$name"
+verify=$(systemd-analyze verify --man=no "$tmp/$name" 2>&1) || { printf '%s\n' "$verify"; echo "FAIL: verify exited non-zero"; exit 1; }
 if [ -n "$verify" ]; then
     printf '%s\n' "$verify"; echo "FAIL: systemd-analyze verify reported problems"; exit 1
 fi
 echo "ok: systemd-analyze verify is clean"
 
+if [ "$name" = roundclock-gateway.service ]; then
+    required="User=roundclock-gateway SupplementaryGroups=roundclock-remote StateDirectory=roundclock-gateway
+              PrivateDevices=yes DevicePolicy=closed NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes
+              CapabilityBoundingSet=CAP_NET_BIND_SERVICE RestrictRealtime=yes MemoryDenyWriteExecute=yes
+              Restart=on-failure RestartPreventExitStatus=78 SystemCallFilter=@system-service"
+    for line in $required "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"; do
+        grep -qxF "$line" "$unit" || { echo "FAIL: missing '$line'"; exit 1; }
+    done
+    echo "ok: required settings present"
+    exit 0
+fi
 for line in Type=notify NotifyAccess=main WatchdogSec=10s Restart=on-failure RestartPreventExitStatus=78 \
             StateDirectory=roundclock User=roundclock "SupplementaryGroups=i2c gpio" DevicePolicy=closed \
             "DeviceAllow=char-i2c rw" "DeviceAllow=char-gpiochip rw" NoNewPrivileges=yes ProtectSystem=strict \

@@ -1,0 +1,100 @@
+import ControlProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import NIOConcurrencyHelpers
+
+/// The gateway's only way to the clock: its control socket (issue 15 wire contract). One
+/// subscription, reconnected by itself with backoff, keeps the latest state and feeds the
+/// `LiveHub`; each command is one short connection (connect, one line out, one line back),
+/// so a command never waits behind another client's and a dead clock is seen at once.
+public final class ClockLink: Sendable {
+    public let path: String
+    public let hub: LiveHub
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let latest = NIOLockedValueBox<String?>(nil)
+
+    /// Sent to the pages while the clock cannot be reached.
+    public static let unreachableLine = #"{"gateway": "clock unreachable"}"#
+    /// Reconnect delays: 100 ms, doubling, at most 2 s.
+    static let firstRetry = Duration.milliseconds(100), lastRetry = Duration.seconds(2)
+    /// How long a command waits for the clock's reply.
+    public static let replyTimeout = TimeAmount.seconds(3)
+
+    public init(path: String, hub: LiveHub, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
+        self.path = path
+        self.hub = hub
+        self.group = group
+        self.logger = logger
+    }
+
+    /// The clock's latest state line, `nil` while it is unreachable.
+    public var state: String? { latest.withLockedValue { $0 } }
+
+    /// Runs the subscription until the task is cancelled.
+    public func run() async {
+        var delay = Self.firstRetry
+        var wasReachable = true
+        hub.publish(Self.unreachableLine)
+        while !Task.isCancelled {
+            do {
+                let channel = try await ControlSocket.connect(path, group: group)
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: #"{"command": "subscribe"}"# + "\n"))
+                    for try await line in inbound {
+                        let text = String(decoding: line.readableBytesView, as: UTF8.self)
+                        // State lines only; an `{"ok": …}` reply is not one.
+                        guard ControlState.parse(text) != nil else { continue }
+                        if !wasReachable || latest.withLockedValue({ $0 == nil }) {
+                            logger.notice("clock reachable again at \(path)")
+                        }
+                        wasReachable = true
+                        delay = Self.firstRetry
+                        latest.withLockedValue { $0 = text }
+                        hub.publish(text)
+                    }
+                }
+                if wasReachable { logger.warning("clock unreachable: \(path): the clock closed the connection") }
+            } catch {
+                if wasReachable { logger.warning("clock unreachable: \(path): \(error)") }
+            }
+            wasReachable = false
+            latest.withLockedValue { $0 = nil }
+            hub.publish(Self.unreachableLine)
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, Self.lastRetry)
+        }
+    }
+
+    public enum CommandFailure: Error, Equatable {
+        /// The socket is not there or refuses connections.
+        case unreachable(String)
+        /// Connected, but no reply line within `replyTimeout`.
+        case noReply
+    }
+
+    /// Sends one request line (no newline in it) and returns the clock's one-line reply.
+    public func send(_ line: String) async throws(CommandFailure) -> String {
+        let channel: ControlChannel
+        do {
+            channel = try await ControlSocket.connect(path, group: group)
+        } catch {
+            throw .unreachable("\(error)")
+        }
+        let timeout = channel.channel.eventLoop.scheduleTask(in: Self.replyTimeout) { channel.channel.close(promise: nil) }
+        defer { timeout.cancel() }
+        do {
+            let reply: String? = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: line + "\n"))
+                var lines = inbound.makeAsyncIterator()
+                return try await lines.next().map { String(decoding: $0.readableBytesView, as: UTF8.self) }
+            }
+            guard let reply else { throw CommandFailure.noReply }
+            return reply
+        } catch {
+            throw .noReply
+        }
+    }
+}
+

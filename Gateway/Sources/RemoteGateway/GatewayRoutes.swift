@@ -1,0 +1,114 @@
+import ControlProtocol
+import Hummingbird
+import HummingbirdWebSocket
+import JSON
+import NIOCore
+
+/// The page and the JSON API (README "Phone remote"). Every `/api` route but login needs a
+/// session; login, command and the WebSocket upgrade check `Origin` first.
+struct GatewayRoutes: Sendable {
+    let link: ClockLink
+    let access: Access
+    let page: StaticPage
+    /// The program picker's choices: the presets MODE cycles, then the config's programs.
+    let programs: [String]
+
+    /// Largest login body (`{"pin": "…"}`).
+    static let maximumLoginBytes = 256
+
+    func add(to router: Router<GatewayContext>) {
+        for path in page.files.keys {
+            router.get(RouterPath(path)) { _, _ -> Response in page.response(path) ?? Response(status: .notFound) }
+        }
+        router.post("/api/login") { request, context -> Response in try await login(request, context) }
+        router.post("/api/logout") { request, _ -> Response in
+            guard access.originIsAllowed(request) else { return Self.crossSite }
+            access.logout(request)
+            var response = JSONReply.body(.ok, #"{"ok": true}"#)
+            response.setCookie(access.expiredCookie())
+            return response
+        }
+        router.get("/api/state") { request, _ -> Response in
+            guard access.hasSession(request) else { return Self.noSession }
+            guard let state = link.state else { return JSONReply.failure(.serviceUnavailable, "clock unreachable") }
+            return JSONReply.body(.ok, state)
+        }
+        router.get("/api/programs") { request, _ -> Response in
+            guard access.hasSession(request) else { return Self.noSession }
+            return JSONReply.body(.ok, JSONReply.strings("programs", programs))
+        }
+        router.post("/api/command") { request, context -> Response in try await command(request, context) }
+        router.ws("/api/live") { request, _ -> RouterShouldUpgrade in
+            guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
+            guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            let lines = link.hub.subscribe()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // The page sends nothing; whatever comes is read and dropped (close and ping
+                // frames are answered by the WebSocket layer), so the socket is never stuck.
+                group.addTask { for try await _ in inbound {} }
+                group.addTask { for await line in lines { try await outbound.write(.text(line)) } }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    static let crossSite = JSONReply.failure(.forbidden, "cross-site request refused (Origin is not this server)")
+    static let noSession = JSONReply.failure(.unauthorized, "log in first: POST /api/login with {\"pin\": \"…\"}")
+
+    func login(_ request: Request, _ context: GatewayContext) async throws -> Response {
+        guard access.originIsAllowed(request) else { return Self.crossSite }
+        let bytes = try await body(request, limit: Self.maximumLoginBytes)
+        guard let pin = (try? JSONParser(maxBytes: Self.maximumLoginBytes, maxDepth: 2).parse(bytes))?["pin"]?.string else {
+            return JSONReply.failure(.badRequest, "the body must be {\"pin\": \"…\"}")
+        }
+        switch access.login(pin: pin, client: context.client) {
+        case .session(let token):
+            context.logger.notice("login from \(context.client)")
+            var response = JSONReply.body(.ok, #"{"ok": true}"#)
+            response.setCookie(access.sessionCookie(token))
+            return response
+        case .wrongPin:
+            context.logger.warning("wrong PIN from \(context.client)")
+            return JSONReply.failure(.unauthorized, "wrong PIN")
+        case .limited(let seconds):
+            var headers = HTTPFields()
+            headers[.retryAfter] = String(seconds)
+            return JSONReply.failure(.tooManyRequests, "too many wrong PINs; try again in \(seconds) s", headers: headers)
+        }
+    }
+
+    func command(_ request: Request, _ context: GatewayContext) async throws -> Response {
+        guard access.originIsAllowed(request) else { return Self.crossSite }
+        guard access.hasSession(request) else { return Self.noSession }
+        let line: String
+        do {
+            line = try CommandBody.line(try await body(request, limit: CommandBody.maximumBytes))
+        } catch let problem as CommandBody.Problem {
+            return JSONReply.failure(.badRequest, problem.description)
+        }
+        do {
+            let reply = try await link.send(line)
+            switch ControlReply.parse(reply) {
+            case .ok?: return JSONReply.body(.ok, reply)
+            case .failed?: return JSONReply.body(.unprocessableContent, reply)
+            case nil: return JSONReply.failure(.badGateway, "the clock's reply is not {\"ok\": …}")
+            }
+        } catch .unreachable {
+            return JSONReply.failure(.serviceUnavailable, "clock unreachable")
+        } catch .noReply {
+            return JSONReply.failure(.gatewayTimeout, "the clock did not answer")
+        }
+    }
+
+    /// The request body, refused with 413 beyond `limit` bytes.
+    private func body(_ request: Request, limit: Int) async throws -> [UInt8] {
+        do {
+            return Array(try await request.body.collect(upTo: limit).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge, message: "the body is over \(limit) bytes")
+        }
+    }
+}

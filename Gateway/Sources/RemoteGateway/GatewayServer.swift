@@ -1,0 +1,75 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOSSL
+import RoundClockConfig
+import ServiceLifecycle
+
+/// Everything `roundclock-gateway` serves, wired: the link to the clock (a service of the
+/// application, so SIGTERM stops both), the routes, plain HTTP or TLS.
+public struct GatewayServer {
+    public struct Settings: Sendable {
+        public var listen: ListenAddress
+        public var control: String
+        public var pin: String
+        public var page: StaticPage
+        public var programs: [String]
+        /// PEM certificate chain and key; `nil` = plain HTTP.
+        public var tls: (certificate: String, key: String)?
+
+        public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
+                    tls: (certificate: String, key: String)?) {
+            self.listen = listen
+            self.control = control
+            self.pin = pin
+            self.page = page
+            self.programs = programs
+            self.tls = tls
+        }
+    }
+
+    /// Largest WebSocket frame accepted from a page (it sends none).
+    static let maximumFrame = 1024
+
+    /// The server as configured; throws (NIOSSL's error) when a TLS file cannot be used.
+    public static func application(_ settings: Settings, logger: Logger) throws -> Application<RouterResponder<GatewayContext>> {
+        let link = ClockLink(path: settings.control, hub: LiveHub(), logger: logger)
+        let access = Access(pin: settings.pin, tls: settings.tls != nil)
+        let router = Router(context: GatewayContext.self)
+        router.middlewares.add(SecurityHeaders())
+        GatewayRoutes(link: link, access: access, page: settings.page, programs: settings.programs).add(to: router)
+
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(10)),
+            ws: .init(maxFrameSize: maximumFrame, autoPing: .enabled(timePeriod: .seconds(20)), validateUTF8: true)
+        )
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)
+        let scheme = settings.tls == nil ? "http" : "https"
+        if let tls = settings.tls {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        }
+        return Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil),
+            services: [LinkService(link: link)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? settings.listen.port
+                logger.notice("listening on \(scheme)://\(ListenAddress(host: settings.listen.host, port: port)); clock socket \(settings.control)")
+            },
+            logger: logger
+        )
+    }
+}
+
+/// The clock link as a swift-service-lifecycle service: it stops at graceful shutdown.
+struct LinkService: Service {
+    let link: ClockLink
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await link.run() }
+    }
+}

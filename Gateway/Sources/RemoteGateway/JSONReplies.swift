@@ -1,0 +1,47 @@
+import ControlProtocol
+import HTTPTypes
+import Hummingbird
+import JSON
+
+/// The API's JSON answers: the clock's own lines passed through, or the gateway's
+/// `{"ok": false, "error": "…"}` in the socket's reply vocabulary.
+enum JSONReply {
+    static func failure(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
+        body(status, ControlReply.failed(message).line, headers: headers)
+    }
+
+    static func body(_ status: HTTPResponse.Status, _ json: String, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: json + "\n")))
+    }
+
+    static func strings(_ key: String, _ values: [String]) -> String {
+        JSONValue.object([JSONMember(key, .array(values.map(JSONValue.string)))]).encoded
+    }
+}
+
+/// Headers on every answer: the page may load only its own files and talk only to this
+/// server (`connect-src 'self'` covers the same-origin WebSocket), never be framed.
+struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    static var policy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+            + "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "no-referrer"
+        response.headers[.xFrameOptions] = "DENY"
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    // Constant valid field names (RFC 9110 tokens): the initializer cannot fail on them.
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let xFrameOptions = Self("X-Frame-Options")!
+}

@@ -1,0 +1,39 @@
+import Hummingbird
+import Platform
+
+/// The phone page's files, read once at start-up from the page directory (installed:
+/// `/usr/share/roundclock-gateway/public`; in a checkout: `Gateway/Public`) and served from
+/// memory: no path from a request ever reaches the file system.
+public struct StaticPage: Sendable {
+    public struct File: Sendable {
+        let bytes: [UInt8]
+        let contentType: String
+    }
+    /// URL path → file.
+    public let files: [String: File]
+
+    static let served: [(url: String, file: String, type: String)] = [
+        ("/", "index.html", "text/html; charset=utf-8"),
+        ("/app.js", "app.js", "text/javascript; charset=utf-8"),
+        ("/style.css", "style.css", "text/css; charset=utf-8"),
+        ("/icon.svg", "icon.svg", "image/svg+xml"),
+        ("/manifest.webmanifest", "manifest.webmanifest", "application/manifest+json"),
+    ]
+
+    public init(directory: String) throws(SystemError) {
+        var files: [String: File] = [:]
+        for entry in Self.served {
+            let bytes = try SmallFiles.read(directory + "/" + entry.file, limit: 256 * 1024)
+            files[entry.url] = File(bytes: bytes, contentType: entry.type)
+        }
+        self.files = files
+    }
+
+    func response(_ path: String) -> Response? {
+        guard let file = files[path] else { return nil }
+        var headers = HTTPFields()
+        headers[.contentType] = file.contentType
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import Hummingbird
+import CommandLineSupport
+import Logging
+import Platform
+import RemoteGateway
+import RoundClockConfig
+
+/// `roundclock-gateway`: the phone remote (README "Phone remote"). It serves the page and
+/// the JSON API and reaches the clock only through its control socket; no device access.
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roundclock-gateway",
+        abstract: "The phone remote of RoundClock: a page and a JSON API that drive the clock through its control socket.",
+        version: "0.1.0"
+    )
+
+    @Option(name: .long, help: "The config file with the [remote] table (default \(Config.defaultPath); without that file, built-in defaults).")
+    var config: String?
+
+    @Option(name: .long, help: "The clock's control socket (default [remote] control, \(RemoteSettings.defaultControlSocket)).")
+    var control: String?
+
+    @Option(name: .long, help: "HOST:PORT to serve on (default [remote] listen, 0.0.0.0:80); port 0 takes any free port.")
+    var listen: String?
+
+    @Option(name: .long, help: "Where the generated PIN is kept (default $STATE_DIRECTORY, else /var/lib/roundclock-gateway).")
+    var stateDir: String?
+
+    @Option(name: .long, help: "The page's files (default /usr/share/roundclock-gateway/public, else the checkout's Gateway/Public).")
+    var pageDir: String?
+
+    @Flag(name: .long, help: "Print the PIN (the configured one, or the generated one, made now if there is none yet) and exit.")
+    var showPin = false
+
+    func run() async throws {
+        let loaded = try loadConfig()
+        var remote = loaded.remote
+        if let listen {
+            do throws(ListenAddress.Problem) {
+                remote.listen = try ListenAddress.parse(listen, allowAnyPort: true)
+            } catch {
+                throw ValidationError("--listen \(error.message)")
+            }
+        }
+        if let control {
+            guard !control.isEmpty else { throw ValidationError("--control needs the path of the clock's socket") }
+            remote.control = control
+        }
+        let pin: String
+        do {
+            pin = try PinFile.pin(configured: remote.pin, stateDirectory: stateDirectory)
+        } catch {
+            StandardStream.error.write("error: \(error)\n")
+            throw ExitCode(ExitStatus.cannotCreate)
+        }
+        if showPin {
+            StandardStream.output.write(pin + "\n")
+            return
+        }
+        var logger = Logger(label: "roundclock-gateway")
+        logger.logLevel = .notice
+        let page: StaticPage
+        do {
+            page = try StaticPage(directory: pageDirectory)
+        } catch {
+            StandardStream.error.write("error: the page's files: \(error)\n")
+            throw ExitCode(ConfigError.exitCode)
+        }
+        let tls = remote.tlsCertificate.flatMap { cert in remote.tlsKey.map { (certificate: cert, key: $0) } }
+        let settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
+                                              programs: loaded.catalog.map(\.name), tls: tls)
+        let app: Application<RouterResponder<GatewayContext>>
+        do {
+            app = try GatewayServer.application(settings, logger: logger)
+        } catch {
+            let files = tls.map { "tls_cert \($0.certificate), tls_key \($0.key)" } ?? "TLS"
+            StandardStream.error.write("error: \(loaded.file): [remote] \(files): \(error)\n")
+            throw ExitCode(ConfigError.exitCode)
+        }
+        do {
+            try await app.runService()
+        } catch {
+            StandardStream.error.write("error: \(error)\n")
+            throw ExitCode(ExitStatus.software)
+        }
+    }
+
+    private func loadConfig() throws -> Config {
+        do {
+            if let config { return try Config.load(config) }
+            if !DurableFiles.isFree(Config.defaultPath) { return try Config.load(Config.defaultPath) }
+            return Config.defaults()
+        } catch {
+            StandardStream.error.write("error: \(error)\n")
+            throw ExitCode(ConfigError.exitCode)
+        }
+    }
+
+    private var stateDirectory: String {
+        if let stateDir { return stateDir }
+        // systemd's StateDirectory= may list several, separated by ':'.
+        if let fromSystemd = getenv("STATE_DIRECTORY").map({ String(cString: $0) })?.split(separator: ":").first { return String(fromSystemd) }
+        return "/var/lib/roundclock-gateway"
+    }
+
+    private var pageDirectory: String {
+        if let pageDir { return pageDir }
+        let installed = "/usr/share/roundclock-gateway/public"
+        if !DurableFiles.isFree(installed) { return installed }
+        // A development build: the checkout's Gateway/Public, next to Sources/.
+        let source = "\(#filePath)"
+        let gateway = source.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+        return gateway + "/Public"
+    }
+}

@@ -1,0 +1,162 @@
+"""The phone remote's end-to-end harness: a real `roundclock run --simulate --control SOCK`
+(emulated HT16K33 chips, frames file) and a real `roundclock-gateway` on loopback, started
+and stopped together. Used by the browser, API, abuse and latency checks in this folder.
+
+Binaries: $ROUNDCLOCK (default <repo>/.build/debug/roundclock) and $ROUNDCLOCK_GATEWAY
+(default <repo>/Gateway/.build/debug/roundclock-gateway).
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+CLOCK = os.environ.get("ROUNDCLOCK", os.path.join(REPO, ".build", "debug", "roundclock"))
+GATEWAY = os.environ.get("ROUNDCLOCK_GATEWAY", os.path.join(REPO, "Gateway", ".build", "debug", "roundclock-gateway"))
+PIN = "482913"
+CONFIG = f"""program = "countdown:5:00"
+[programs]
+sparring = "6 x 2:00/0:30, prep 0:10"
+[remote]
+pin = "{PIN}"
+"""
+
+
+def wait_for(predicate, timeout=60.0, step=0.02, what="condition"):
+    """Polls `predicate` until it returns a truthy value; generous deadline, never a fixed sleep."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+class Rig:
+    """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
+    the directory); `clock_args` are added to `roundclock run`."""
+
+    def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False, clock_prefix=()):
+        self.dir = tempfile.mkdtemp(prefix="rc-e2e-")
+        self.tls = None
+        if tls:
+            # A self-signed certificate for 127.0.0.1, trusted by this client only.
+            cert, key = os.path.join(self.dir, "cert.pem"), os.path.join(self.dir, "key.pem")
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                            "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                            "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+            config += f'tls_cert = "{cert}"\ntls_key = "{key}"\n'
+            self.tls = ssl.create_default_context(cafile=cert)
+        self.socket = os.path.join(self.dir, "control.sock")
+        self.frames = frames or os.path.join(self.dir, "frames.jsonl")
+        self.config = os.path.join(self.dir, "config.toml")
+        with open(self.config, "w") as f:
+            f.write(config)
+        os.mkdir(os.path.join(self.dir, "clock-state"))
+        self.clock_args = list(clock_args)
+        self.clock_prefix = list(clock_prefix)
+        self.clock = None
+        self.gateway = None
+        self.gateway_log = []
+        if start_clock:
+            self.start_clock()
+        self.start_gateway()
+
+    # -- processes -------------------------------------------------------------------------
+    def start_clock(self):
+        args = self.clock_prefix + [CLOCK, "run", "--simulate", "--config", self.config, "--control", self.socket,
+                "--state-dir", os.path.join(self.dir, "clock-state"), "--frames", self.frames] + self.clock_args
+        self.clock = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=open(os.path.join(self.dir, "clock.log"), "ab"))
+        wait_for(lambda: os.path.exists(self.socket) or self.clock.poll() is not None, what="the clock's socket")
+        assert self.clock.poll() is None, f"the clock exited: {self.clock_log()}"
+
+    def stop_clock(self):
+        if self.clock and self.clock.poll() is None:
+            self.clock.send_signal(signal.SIGTERM)
+            self.clock.wait(timeout=60)
+
+    def start_gateway(self):
+        args = [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
+                "--state-dir", os.path.join(self.dir, "gateway-state")]
+        self.gateway = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._read_gateway_log, daemon=True).start()
+        line = wait_for(lambda: next((l for l in self.gateway_log if "listening on" in l), None)
+                        or (self.gateway.poll() is not None and "exited"), what="the gateway to listen")
+        assert line != "exited", f"the gateway exited: {self.gateway_log}"
+        match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
+        assert match, line
+        self.port = int(match.group(2))
+        self.origin = f"{match.group(1)}://127.0.0.1:{self.port}"
+
+    def _read_gateway_log(self):
+        for line in self.gateway.stderr:
+            self.gateway_log.append(line.rstrip("\n"))
+
+    def clock_log(self):
+        with open(os.path.join(self.dir, "clock.log"), errors="replace") as f:
+            return f.read()
+
+    def close(self):
+        for process in (self.gateway, self.clock):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- frames ----------------------------------------------------------------------------
+    def frame_lines(self):
+        try:
+            with open(self.frames) as f:
+                return [json.loads(l) for l in f if l.strip()]
+        except FileNotFoundError:
+            return []
+
+    # -- HTTP ------------------------------------------------------------------------------
+    def request(self, method, path, body=None, headers=None, cookie=None, raw=None):
+        """One request on a fresh connection; returns (status, headers dict, body bytes)."""
+        if self.tls:
+            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=30, context=self.tls)
+        else:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        h = dict(headers or {})
+        if cookie:
+            h["Cookie"] = cookie
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if data is not None:
+            h.setdefault("Content-Type", "application/json")
+        connection.request(method, path, body=data, headers=h)
+        response = connection.getresponse()
+        payload = response.read()
+        result = (response.status, {k.lower(): v for k, v in response.getheaders()}, payload,
+                  response.headers.get_all("Set-Cookie") or [])
+        connection.close()
+        return result
+
+    def login(self, pin=PIN):
+        status, headers, body, cookies = self.request("POST", "/api/login", {"pin": pin})
+        assert status == 200, (status, body)
+        return cookies[0].split(";")[0]
+
+    def command(self, cookie, command, **fields):
+        status, _, body, _ = self.request("POST", "/api/command", dict(command=command, **fields), cookie=cookie)
+        return status, json.loads(body)

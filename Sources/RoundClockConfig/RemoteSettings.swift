@@ -1,0 +1,120 @@
+import TOML
+
+/// `[remote]`: the phone remote (README "Phone remote", issue 15). The clock only checks
+/// the table (so `check-config` reports its mistakes and `run` accepts it); the separate
+/// `roundclock-gateway` process uses it. Nothing here opens a network socket.
+public struct RemoteSettings: Sendable, Hashable {
+    /// `pin`: 4–12 ASCII digits; `nil` = the gateway generates one (`--show-pin`).
+    public var pin: String?
+    /// `listen`: where the gateway serves the page, default `0.0.0.0:80` (so the phone
+    /// reaches `http://<hostname>.local`; 443 is the usual choice with TLS).
+    public var listen = ListenAddress(host: "0.0.0.0", port: 80)
+    /// `control`: the clock's control socket.
+    public var control = RemoteSettings.defaultControlSocket
+    /// `tls_cert` and `tls_key`: PEM files of a user-provided certificate; both or neither.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+
+    /// The clock unit's `RuntimeDirectory=roundclock` socket.
+    public static let defaultControlSocket = "/run/roundclock/control.sock"
+    /// Accepted PIN lengths: at least 4 digits (10,000 codes against the rate limit).
+    public static let pinLengths = 4...12
+
+    public init() {}
+
+    /// Why `pin` is unusable, or `nil` when it is 4–12 ASCII digits.
+    public static func pinProblem(_ pin: String) -> String? {
+        let digitsOnly = pin.unicodeScalars.allSatisfy { $0.value >= 0x30 && $0.value <= 0x39 }
+        guard digitsOnly, pinLengths.contains(pin.unicodeScalars.count) else {
+            return "\(escapedBasicString(pin)) is not a usable PIN; use \(pinLengths.lowerBound) to \(pinLengths.upperBound) digits 0-9"
+        }
+        return nil
+    }
+
+    static func read(_ table: inout TOMLReader, configFile: String) throws(ConfigError) -> RemoteSettings {
+        var remote = RemoteSettings()
+        if let pin = try table.string("pin") {
+            if let problem = pinProblem(pin) { throw table.fail("pin", problem) }
+            remote.pin = pin
+        }
+        if let listen = try table.string("listen") {
+            do throws(ListenAddress.Problem) {
+                remote.listen = try ListenAddress.parse(listen)
+            } catch {
+                throw table.fail("listen", error.message)
+            }
+        }
+        if let control = try table.string("control") {
+            remote.control = try path(control, key: "control", table: table, configFile: configFile)
+        }
+        if let cert = try table.string("tls_cert") {
+            remote.tlsCertificate = try path(cert, key: "tls_cert", table: table, configFile: configFile)
+        }
+        if let key = try table.string("tls_key") {
+            remote.tlsKey = try path(key, key: "tls_key", table: table, configFile: configFile)
+        }
+        if (remote.tlsCertificate == nil) != (remote.tlsKey == nil) {
+            throw table.fail(remote.tlsKey == nil ? "tls_key" : "tls_cert", "tls_cert and tls_key go together; give both (PEM files) or neither")
+        }
+        try table.finish()
+        return remote
+    }
+
+    /// A non-empty path; relative ones are relative to the config file's directory.
+    private static func path(_ value: String, key: String, table: TOMLReader, configFile: String) throws(ConfigError) -> String {
+        guard !value.isEmpty else { throw table.fail(key, "empty; give a path") }
+        if value.hasPrefix("/") { return value }
+        guard let slash = configFile.lastIndex(of: "/") else { return value }
+        return String(configFile[...slash]) + value
+    }
+}
+
+/// `HOST:PORT` as `--listen` and `[remote] listen` take it: an IPv4 address, a host name,
+/// or an IPv6 address in brackets (`[::1]:8080`); port 1–65535.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    public struct Problem: Error, Sendable, Hashable {
+        public var message: String
+    }
+
+    /// `allowAnyPort`: port 0 (the system picks a free one) is accepted, as `--listen` does
+    /// for tests; a config file must name the port the phones use.
+    public static func parse(_ text: String, allowAnyPort: Bool = false) throws(Problem) -> ListenAddress {
+        let shown = escapedBasicString(text)
+        let expected = "expected HOST:PORT, e.g. \"0.0.0.0:80\", \"127.0.0.1:8080\" or \"[::1]:8080\""
+        guard let colon = text.lastIndex(of: ":") else { throw Problem(message: "\(shown) has no port; \(expected)") }
+        var host = String(text[..<colon])
+        let portText = text[text.index(after: colon)...]
+        if host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 {
+            host = String(host.dropFirst().dropLast())
+            guard host.unicodeScalars.allSatisfy({ isHexDigit($0) || $0 == ":" || $0 == "." }) else {
+                throw Problem(message: "\(shown): \(escapedBasicString(host)) is not an IPv6 address; \(expected)")
+            }
+        } else {
+            let allowed = { (s: Unicode.Scalar) in isHexDigit(s) || (s.value >= 0x61 && s.value <= 0x7A) || (s.value >= 0x41 && s.value <= 0x5A) || s == "." || s == "-" }
+            guard !host.isEmpty, host.unicodeScalars.count <= 253, host.unicodeScalars.allSatisfy(allowed) else {
+                throw Problem(message: "\(shown): the host must be an IPv4 address, a host name or [IPv6]; \(expected)")
+            }
+        }
+        let anyPort = allowAnyPort && portText == "0"
+        guard !portText.isEmpty, portText.count <= 5, portText.first != "0" || anyPort,
+              portText.unicodeScalars.allSatisfy({ $0.value >= 0x30 && $0.value <= 0x39 }),
+              let port = Int(portText), (1...65_535).contains(port) || anyPort else {
+            throw Problem(message: "\(shown): the port must be a number from 1 to 65535; \(expected)")
+        }
+        return ListenAddress(host: host, port: port)
+    }
+
+    private static func isHexDigit(_ s: Unicode.Scalar) -> Bool {
+        (s.value >= 0x30 && s.value <= 0x39) || (s.value >= 0x61 && s.value <= 0x66) || (s.value >= 0x41 && s.value <= 0x46)
+    }
+}
