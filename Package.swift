@@ -6,15 +6,15 @@ import PackageDescription
 /// concrete clock and device (BENCHMARKS.md "Instructions per displayed second").
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
-/// swift-property-based has no release whose manifest Swift 6.0 can read (every one is
-/// swift-tools-version 6.1), so a Swift 6.0 toolchain (Debian trixie's `swiftlang` 6.0.3)
-/// resolves the package without it and the property tests that use it are compiled out
-/// (`#if canImport(PropertyBased)`); README "Swift 6.0". ROUNDCLOCK_PROPERTY_BASED=1 keeps it
-/// for a 6.0 build that provides a readable copy (scripts/check-trixie.sh).
+/// swift-property-based has no release that Swift 6.0 can use (every manifest is
+/// swift-tools-version 6.1; 2.x also needs Swift Testing's 6.1 `TestScoping`), so a Swift 6.0
+/// toolchain (Debian trixie's `swiftlang` 6.0.3) resolves the package without it and the
+/// property tests that use it are compiled out (`#if canImport(PropertyBased)`); they run
+/// under Swift 6.1 and later. README "Swift 6.0".
 #if compiler(>=6.1)
 let withPropertyBased = true
 #else
-let withPropertyBased = Context.environment["ROUNDCLOCK_PROPERTY_BASED"] == "1"
+let withPropertyBased = false
 #endif
 let propertyBasedPackage: [Package.Dependency] =
     withPropertyBased ? [.package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")] : []
@@ -122,8 +122,8 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
-        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
+        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
         .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport"]),

@@ -9,18 +9,23 @@
 # On a machine with network access none of this is needed: SwiftPM 6.0 picks the newest
 # version whose manifest it can read (README "Swift 6.0").
 
-# One row per change: OWNER/NAME|FILE|sed -E expression|why. Rows of one package are applied
-# in order; a package with no row is read from the mirror as it is.
+# One row per change: OWNER/NAME|FILE|perl substitution (on the whole file)|why. Rows of one
+# package are applied in order; a package with no row is read from the mirror as it is.
 ADAPTATIONS=$(cat <<'TABLE'
-apple/swift-log|Package.swift|1s/swift-tools-version:6\.2/swift-tools-version:6.0/|manifest: tools 6.2 -> 6.0
-apple/swift-log|Package.swift|/^    traits: \[/,/^    \],/d|manifest: package traits (tools 6.1) removed; none is enabled by default
-apple/swift-log|Package.swift|/NonisolatedNonsendingByDefault/d|manifest: upcoming feature of Swift 6.2 removed
+apple/swift-log|Package.swift|s/swift-tools-version:6\.2/swift-tools-version:6.0/|manifest: tools 6.2 -> 6.0
+apple/swift-log|Package.swift|s/^    traits: \[.*?^    \],\n//sm|manifest: package traits (tools 6.1) removed; none is enabled by default
+apple/swift-log|Package.swift|s/^.*NonisolatedNonsendingByDefault.*\n//m|manifest: upcoming feature of Swift 6.2 removed
+apple/swift-log|Package.swift|s/^.*-require-explicit-sendable.*\n//m|manifest: unsafe flag removed (SwiftPM 6.0 refuses unsafe flags in a dependency)
 apple/swift-log|Sources/Logging/Logger.swift|s/nonisolated\(nonsending\) //g|source: nonisolated(nonsending) (Swift 6.2, SE-0461) dropped (withTaskLocalLogger)
 apple/swift-log|Sources/Logging/Logger+With.swift|s/nonisolated\(nonsending\) //g|source: nonisolated(nonsending) (Swift 6.2, SE-0461) dropped (withLogger)
-swift-server/swift-service-lifecycle|Package.swift|1s/swift-tools-version:6\.2/swift-tools-version:6.0/|manifest: tools 6.2 -> 6.0
-x-sheep/swift-property-based|Package.swift|1s/swift-tools-version: 6\.1/swift-tools-version: 6.0/|manifest: tools 6.1 -> 6.0
-x-sheep/swift-property-based|Package.swift|/^    traits: \[/,/^    \],/d|manifest: package traits (tools 6.1) removed; shrinking stays off by default, as under Swift < 6.2
-apple/swift-system|Package.swift|1s/swift-tools-version:6\.1/swift-tools-version:6.0/|manifest: tools 6.1 -> 6.0
+apple/swift-log|Sources/Logging/Locks.swift|s/_runtime\(_multithreaded\)/!os(WASI)/g|source: #if _runtime(_multithreaded) (Swift 6.1) -> !os(WASI), the same on Linux
+apple/swift-log|Sources/Logging/Handlers/StreamLogHandler.swift|s/,(\s*\n\s*\))/$1/g|source: trailing commas in argument lists (Swift 6.1, SE-0439) dropped
+swift-server/swift-service-lifecycle|Package.swift|s/swift-tools-version:6\.2/swift-tools-version:6.0/|manifest: tools 6.2 -> 6.0
+swift-server/swift-service-lifecycle|Package.swift|s/^    \]\n\)\n\z/    ],\n    swiftLanguageModes: [.v5]\n)\n/m|manifest: Swift 5 language mode: 6.0's region checker rejects withGracefulShutdownHandler's non-Sendable result, which 6.2 accepts (code unchanged)
+swift-server/swift-service-lifecycle|Sources/ConcurrencyHelpers/Lock.swift|s/_runtime\(_multithreaded\)/!os(WASI)/g|source: #if _runtime(_multithreaded) (Swift 6.1) -> !os(WASI), the same on Linux
+apple/swift-system|Package.swift|s/swift-tools-version:6\.1/swift-tools-version:6.0/|manifest: tools 6.1 -> 6.0
+apple/swift-system|Sources/System/FileOperations.swift|s/,(\s*\n\s*\))/$1/g|source: trailing comma in a parameter list (Swift 6.1, SE-0439) dropped
+apple/swift-system|Sources/System/Internals/Exports.swift|s/os\(WASI\) && !_runtime\(_multithreaded\)/os(WASI)/g|source: #if _runtime(_multithreaded) (Swift 6.1) in WASI-only branches dropped
 TABLE
 )
 
@@ -47,12 +52,14 @@ adapted_mirror() {
     git -C "$work" -c advice.detachedHead=false checkout -q "$tag"
     while IFS='|' read -r _ file expr why; do
       before=$(md5sum < "$work/$file")
-      sed -E -i "$expr" "$work/$file"
+      perl -0777 -pi -e "$expr" "$work/$file"
       [ "$(md5sum < "$work/$file")" != "$before" ] ||
         { echo "trixie-deps: change no longer applies to $pkg $tag: $file: $expr ($why)" >&2; return 1; }
       echo "$pkg $tag: $file: $why" | tee -a "$dir/changes"
     done < <(echo "$ADAPTATIONS" | grep "^$pkg|")
-    git -C "$work" -c user.name=check-trixie -c user.email=check-trixie@localhost \
+    # the tag's own date: the same changes give the same commit id on every machine and run
+    GIT_AUTHOR_DATE=$(git -C "$work" log -1 --format=%cI) GIT_COMMITTER_DATE=$(git -C "$work" log -1 --format=%cI) \
+      git -C "$work" -c user.name=check-trixie -c user.email=check-trixie@localhost \
       commit -q -am "Adapted for Swift 6.0 by scripts/trixie-deps.sh (test time only)"
     git -C "$work" tag -f "$tag" >/dev/null
     git clone -q --bare "$work" "$dir/$pkg.git"

@@ -72,8 +72,9 @@ trixie_host_packages() {
   fi
 }
 
-# trixie_chroot ROOT CACHE SCRIPT: the bash SCRIPT in ROOT as root, CACHE at /cache (its
-# deps/gitconfig is git's), the mirror read-only; the mounts go when it ends.
+# trixie_chroot ROOT CACHE SCRIPT: the bash SCRIPT in ROOT as root, CACHE at /cache, root's home
+# /root from CACHE/home (SwiftPM's caches and fingerprints stay with the build they belong
+# to), git's rules from /cache/deps/gitconfig, the mirror read-only; the mounts go when it ends.
 trixie_chroot() {
   local root=$1 cache=$2; shift 2
   unshare --mount --propagation private bash -c '
@@ -81,7 +82,7 @@ trixie_chroot() {
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"; mount --rbind /sys "$root/sys"
     mount -t tmpfs tmpfs "$root/tmp"
-    mkdir -p "$root/cache"; mount --bind "$cache" "$root/cache"
+    mkdir -p "$root/cache" "$cache/home"; mount --bind "$cache" "$root/cache"; mount --bind "$cache/home" "$root/root"
     mount --bind -o ro /opt/swift-packages "$root/opt/swift-packages"
     exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
       LANG=C.UTF-8 TERM=dumb GIT_CONFIG_GLOBAL=/cache/deps/gitconfig /bin/bash -c "$1"' trixie-chroot "$root" "$cache" "$1"
@@ -94,6 +95,13 @@ trixie_sync_source() {
   mkdir -p "$cache/src"
   (cd "$REPO" && git ls-files -co --exclude-standard) | sort > "$cache/files"
   rsync -a --files-from="$cache/files" "$REPO/" "$cache/src/"
+  # adapted dependencies made anew (scripts/trixie-deps.sh): their tags moved, so SwiftPM's pins
+  # and checkouts of the old ones go
+  if [ "$(cat "$cache/src/.build/deps-key" 2>/dev/null)" != "$(cat "$cache/deps/key")" ]; then
+    rm -rf "$cache/src/Package.resolved" "$cache/src/.build/checkouts" "$cache/src/.build/repositories" \
+      "$cache/src/.build/workspace-state.json" "$cache/home"
+    mkdir -p "$cache/src/.build"; cp "$cache/deps/key" "$cache/src/.build/deps-key"
+  fi
   # what left the tree leaves the copy (--files-from never deletes)
   (cd "$cache/src" && find . \( -path ./.build -o -path './.build-*' \) -prune -o \( -type f -o -type l \) -print |
     sed 's|^\./||' | grep -vx 'Package.resolved' | sort | comm -23 - "$cache/files" | tr '\n' '\0' | xargs -0 -r rm -f)

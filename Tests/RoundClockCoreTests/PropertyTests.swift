@@ -1,5 +1,5 @@
-// Compiled out where swift-property-based is not in the package graph: a Swift 6.0 build
-// without ROUNDCLOCK_PROPERTY_BASED=1 (Package.swift, README "Swift 6.0").
+// Compiled out where swift-property-based is not in the package graph: Swift 6.0 builds
+// (Package.swift, README "Swift 6.0").
 #if canImport(PropertyBased)
 import PropertyBased
 import Testing
