@@ -38,6 +38,7 @@ trixie_chroot "$ROOT" "$CACHE" "
 [ "$BUILD_ONLY" = 1 ] && { stamp "built (--build-only)"; exit 0; }
 stamp "swift test $*"
 rc=0
-trixie_chroot "$ROOT" "$CACHE" "cd /cache/src && swift test --skip-build $(printf '%q ' "$@")" || rc=$?
+ARGS=""; [ $# -eq 0 ] || ARGS=$(printf '%q ' "$@")
+trixie_chroot "$ROOT" "$CACHE" "cd /cache/src && swift test --skip-build $ARGS" || rc=$?
 stamp "done (swift test exit $rc)"
 exit $rc
