@@ -5,7 +5,7 @@
 # for byte with the amd64 binary built the same way (same Swift 6.0.3, same sources) in the
 # trixie amd64 root filesystem:
 #   - the frames file of a full boxing session in virtual time (simulate --virtual --frames)
-#   - `render --plain` of a text on every backpack kind (RAM bytes and the drawing)
+#   - `render --plain` of two texts on every backpack kind (RAM bytes and the drawing)
 # Slow: the arm64 compiler itself runs under emulation. Run it under `nice -n 19` on a shared
 # machine. Root filesystems and both .build directories are cached under
 # .build-vm/trixie-{arm64,amd64}/. Prints one line per comparison, the wall time of each
@@ -23,10 +23,11 @@ set -e; cd /cache/src; mkdir -p /cache/out; rm -f /cache/out/*
 BIN=$(swift build -c release --show-bin-path)/roundclock
 file -b "$BIN" | cut -d, -f1-2
 "$BIN" simulate --program boxing --virtual --no-tty --frames /cache/out/boxing.jsonl > /cache/out/boxing.out
-for kind in seg7x4 bigseg7x4 seg14x4 matrix8x8 matrix16x8; do
-  for text in " 2:58" "WORK" "12.34" "88:88"; do
-    "$BIN" render --plain --display "$kind" "$text" > "/cache/out/render-$kind-$(echo "$text" | tr -c 'A-Za-z0-9' _).txt" 2>&1 || true
-  done
+# every backpack kind, texts each can show (render exits 64 on one it cannot: a failure here)
+for pair in "seg7x4| 2:58" "seg7x4|12.34" "bigseg7x4| 2:58" "bigseg7x4|1234" "seg14x4|WORK" "seg14x4|12.34" \
+            "matrix8x8|12" "matrix8x8|59" "matrix16x8| 2:58" "matrix16x8|12:34"; do
+  kind=${pair%%|*} text=${pair#*|}
+  "$BIN" render --plain --display "$kind" "$text" > "/cache/out/render-$kind-$(echo "$text" | tr -c 'A-Za-z0-9\n' _).txt"
 done
 ls /cache/out | wc -l
 RUNS

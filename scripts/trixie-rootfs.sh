@@ -93,8 +93,12 @@ trixie_chroot() {
 trixie_sync_source() {
   local cache=$1
   mkdir -p "$cache/src"
-  (cd "$REPO" && git ls-files -co --exclude-standard) | sort > "$cache/files"
-  rsync -a --files-from="$cache/files" "$REPO/" "$cache/src/"
+  (cd "$REPO" && git ls-files -co --exclude-standard) | sort > "$cache/files.new"
+  rsync -a --files-from="$cache/files.new" "$REPO/" "$cache/src/"
+  # what left the tree since the last copy leaves the copy too (--files-from never deletes;
+  # files the builds write there, such as build-deb.sh's generated version, stay)
+  [ -f "$cache/files" ] && comm -23 "$cache/files" "$cache/files.new" | (cd "$cache/src" && tr '\n' '\0' | xargs -0 -r rm -f)
+  mv "$cache/files.new" "$cache/files"
   # adapted dependencies made anew (scripts/trixie-deps.sh): their tags moved, so SwiftPM's pins
   # and checkouts of the old ones go
   if [ "$(cat "$cache/src/.build/deps-key" 2>/dev/null)" != "$(cat "$cache/deps/key")" ]; then
@@ -102,9 +106,6 @@ trixie_sync_source() {
       "$cache/src/.build/workspace-state.json" "$cache/home"
     mkdir -p "$cache/src/.build"; cp "$cache/deps/key" "$cache/src/.build/deps-key"
   fi
-  # what left the tree leaves the copy (--files-from never deletes)
-  (cd "$cache/src" && find . \( -path ./.build -o -path './.build-*' \) -prune -o \( -type f -o -type l \) -print |
-    sed 's|^\./||' | grep -vx 'Package.resolved' | sort | comm -23 - "$cache/files" | tr '\n' '\0' | xargs -0 -r rm -f)
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
