@@ -52,10 +52,10 @@ GIT
   mkdir -p "$root/src" "$root/opt/swift-packages"
 }
 
-# mmdebstrap, and for arm64 qemu-user with binfmt_misc (F flag: no copy inside the root)
+# mmdebstrap and rsync, and for arm64 qemu-user with binfmt_misc (F flag: no copy inside the root)
 trixie_host_packages() {
   local arch=$1 p missing=()
-  local pkgs=(mmdebstrap)
+  local pkgs=(mmdebstrap rsync)
   [ "$arch" = arm64 ] && [ "$(dpkg --print-architecture)" != arm64 ] && pkgs+=(qemu-user-static binfmt-support arch-test)
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
