@@ -15,9 +15,10 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # What the root filesystem holds: Debian's Swift and the build's C libraries (as the Pi owner's
 # `sudo apt install swiftlang libgpiod-dev libi2c-dev`), git (SwiftPM fetches the mirror with
-# it), what tests run (systemd-analyze and systemd-sysusers, python3, script, gpiod, i2c-tools),
-# and scripts/build-deb.sh's tools.
-TRIXIE_PACKAGES=swiftlang,libgpiod-dev,libi2c-dev,pkg-config,git,ca-certificates,systemd,python3,bsdutils,gpiod,i2c-tools,dpkg-dev,debhelper,help2man,lintian,file,procps
+# it), libstdc++-14-dev (build-deb.sh links the Swift runtime statically, which needs
+# libstdc++.a), what tests run (systemd-analyze and systemd-sysusers, python3, script, gpiod, i2c-tools),
+# and scripts/build-deb.sh's tools (dpkg-buildpackage checks for build-essential).
+TRIXIE_PACKAGES=swiftlang,libstdc++-14-dev,build-essential,libgpiod-dev,libi2c-dev,pkg-config,git,ca-certificates,systemd,python3,bsdutils,gpiod,i2c-tools,dpkg-dev,debhelper,help2man,lintian,file,procps
 
 trixie_rootfs() {
   local arch=$1 cache key root log
