@@ -1,10 +1,25 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.0
 import PackageDescription
 
 /// Release builds of the targets on the render path export their generic bodies, so the
 /// executables specialize the render loop, controller, board display and driver for their
 /// concrete clock and device (BENCHMARKS.md "Instructions per displayed second").
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
+/// swift-property-based has no release that Swift 6.0 can use (every manifest is
+/// swift-tools-version 6.1; 2.x also needs Swift Testing's 6.1 `TestScoping`), so a Swift 6.0
+/// toolchain (Debian trixie's `swiftlang` 6.0.3) resolves the package without it and the
+/// property tests that use it are compiled out (`#if canImport(PropertyBased)`); they run
+/// under Swift 6.1 and later. README "Swift 6.0".
+#if compiler(>=6.1)
+let withPropertyBased = true
+#else
+let withPropertyBased = false
+#endif
+let propertyBasedPackage: [Package.Dependency] =
+    withPropertyBased ? [.package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")] : []
+let propertyBased: [Target.Dependency] =
+    withPropertyBased ? [.product(name: "PropertyBased", package: "swift-property-based")] : []
 
 let package = Package(
     name: "RoundClock",
@@ -24,13 +39,13 @@ let package = Package(
         .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
+    // Lower bounds that Swift 6.0 can read (README "Swift 6.0": the versions it resolves to).
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-    ],
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.11.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.11.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.6.0"),
+    ] + propertyBasedPackage,
     targets: [
         // Pure timing core: programs, sessions, formats, schedules. No Foundation, no C.
         .target(name: "RoundClockCore", swiftSettings: crossModule),
@@ -116,10 +131,7 @@ let package = Package(
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoundClockCoreTests",
-            dependencies: [
-                "RoundClockCore", "TestSupport",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            dependencies: ["RoundClockCore", "TestSupport"] + propertyBased
         ),
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
@@ -132,11 +144,9 @@ let package = Package(
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
-        .testTarget(name: "JSONTests", dependencies: [
-            "JSON", "ControlProtocol", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
-        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
+        .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
         .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),

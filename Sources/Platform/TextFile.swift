@@ -26,6 +26,18 @@ public struct TextFile: ~Copyable {
     /// truncated) or a pipe some reader already holds open (`/dev/stdout` into a pipe, a
     /// FIFO being read; a FIFO with no reader fails at once with ENXIO instead of hanging).
     public init(writingTo path: String) throws(SystemError) {
+        // Opened before any stored property is set: Swift 6.0.3 crashes (SIL "memory is not
+        // initialized") on a throw out of a ~Copyable struct's init once its defaulted
+        // properties exist (issue 13).
+        self.init(path: path, fd: try Self.openForWriting(path))
+    }
+
+    private init(path: String, fd: FileDescriptor) {
+        self.path = path
+        self.fd = fd
+    }
+
+    private static func openForWriting(_ path: String) throws(SystemError) -> FileDescriptor {
         func fail(_ errno: Errno, _ reason: String? = nil) -> SystemError {
             SystemError(path, "open for writing", errno: errno, reason: reason, phrasing: .subjectFirst)
         }
@@ -51,8 +63,7 @@ public struct TextFile: ~Copyable {
                 }
             }
         }
-        self.path = path
-        self.fd = fd
+        return fd
     }
 
     public mutating func write(_ text: String) {

@@ -163,7 +163,8 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         func signals(_ path: String) throws -> [String] { try jsonLines(path).filter { $0.object["signal"] != nil }.map(\.raw) }
         let started = try signals(auto)
         #expect(started.first?.hasPrefix(#"{"t": 0.000, "signal": ""#) == true, "\(started)")
-        #expect(started == (try signals(pressed)))
+        let whenPressed = try signals(pressed)
+        #expect(started == whenPressed)
     }
 
     @Test func scriptedButtonsWithALongStop() async throws {

@@ -7,7 +7,10 @@ import Testing
 @Suite struct InputLimitsCLITests {
     static let huge = "153722867280912931:00" // × 60 overflows Int64: the SIGILL of item 2
 
-    @Test(arguments: [
+    /// The command lines and what their error must mention. A stored list rather than a
+    /// literal in `@Test(arguments:)`: Swift 6.0.3 crashes type-checking string
+    /// interpolations of `huge` inside the macro's arguments (issue 13).
+    static let badTimesAndNumbers: [([String], String)] = [
         // Item 2: every duration parse range-checks.
         (["simulate", "--virtual", "--no-tty", "--until", huge], "--until \"\(huge)\""),
         (["simulate", "--virtual", "--no-tty", "--until", "8784:00:01"], "at most 8784:00:00"),
@@ -36,7 +39,9 @@ import Testing
         (["simulate", "--virtual", "--no-tty", "--until", "+90"], "bad --until \"+90\""),
         (["simulate", "--virtual", "--no-tty", "--events", "+5:start"], "\"+5\""),
         (["run", "--simulate", "--brightness", "+5"], "'+5' is invalid for '--brightness"),
-    ])
+    ]
+
+    @Test(arguments: badTimesAndNumbers)
     func badTimesAndNumbersAreOneLineUsageErrors(arguments: [String], mentions: String) async throws {
         let run = try await CLIRun.run(arguments)
         #expect(run.status == 64, "EX_USAGE, not a signal: \(run.status) \(run.stderr)")
@@ -73,11 +78,14 @@ import Testing
         #expect(step.status == 0 && step.stdout.contains("step 22/22: blank"), "\(step.stderr)")
     }
 
-    @Test(arguments: [
+    /// Config texts and what their error must mention (stored: see `badTimesAndNumbers`).
+    static let badTimesInTheConfig: [(String, String)] = [
         ("program = \"countdown:\(huge)\"\n", "program: bad program \"countdown:\(huge)\""),
         ("[programs]\nlong = \"3 x \(huge)\"\n", "programs.long: bad program \"3 x \(huge)\""),
         ("[programs]\nsigned = \"emom:+5\"\n", "programs.signed: bad program \"emom:+5\": \"+5\""),
-    ])
+    ]
+
+    @Test(arguments: badTimesInTheConfig)
     func badTimesInTheConfigExit78(config: String, mentions: String) async throws {
         let path = temporaryFile("limits.toml")
         try config.write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,6 +1,7 @@
 import HT16K33
 import I2C
 import I2CPlayback
+import TestSupport
 import Testing
 
 @Suite("Driver error handling")
@@ -15,7 +16,7 @@ struct DriverErrorTests {
         ])
         var driver = HT16K33Driver(device: bus)
         try driver.start()
-        let error = #expect(throws: I2CError.self) {
+        let error = thrownError(I2CError.self) {
             try driver.commit(ram: ram, brightness: 15, blink: .off)
         }
         #expect(error?.errno == Errno.EIO)
@@ -60,7 +61,7 @@ struct DriverErrorTests {
     @Test func failedOscillatorStopsTheSequence() throws {
         let bus = PlaybackI2CDevice([.send(0x21, failing: Errno.ENXIO)] + startup())
         var driver = HT16K33Driver(device: bus)
-        let error = #expect(throws: I2CError.self) { try driver.start() }
+        let error = thrownError(I2CError.self) { try driver.start() }
         #expect(error?.description == "playback 0x70: send byte 0x21 failed: ENXIO (6)")
         try driver.reinitialize()
         try bus.finish()
@@ -81,7 +82,7 @@ struct DriverErrorTests {
         let bus = PlaybackI2CDevice(startup())
         var driver = HT16K33Driver(device: bus)
         try driver.start()
-        let error = #expect(throws: I2CError.self) {
+        let error = thrownError(I2CError.self) {
             try driver.commit(ram: [1, 2, 3], brightness: 15, blink: .off)
         }
         #expect(error?.errno == Errno.EINVAL)

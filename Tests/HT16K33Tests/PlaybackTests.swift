@@ -1,15 +1,16 @@
 import HT16K33
 import I2C
 import I2CPlayback
+import TestSupport
 import Testing
 
 @Suite("Playback device")
 struct PlaybackTests {
     @Test func reportsUnexpectedOperation() {
         let bus = PlaybackI2CDevice([.send(0x21)])
-        let error = #expect(throws: I2CError.self) { try bus.sendByte(0x20) }
+        let error = thrownError(I2CError.self) { try bus.sendByte(0x20) }
         #expect(error?.errno == Errno.EPROTO)
-        let report = #expect(throws: PlaybackError.self) { try bus.finish() }
+        let report = thrownError(PlaybackError.self) { try bus.finish() }
         #expect(report?.mismatches == ["unexpected send byte 0x20; expected send byte 0x21"])
         #expect(report?.leftovers == ["send byte 0x21"])
     }
@@ -17,14 +18,14 @@ struct PlaybackTests {
     @Test func reportsExtraOperation() throws {
         let bus = PlaybackI2CDevice([])
         #expect(throws: I2CError.self) { try bus.writeBlock(register: 0, [1]) }
-        let report = #expect(throws: PlaybackError.self) { try bus.finish() }
+        let report = thrownError(PlaybackError.self) { try bus.finish() }
         #expect(report?.mismatches == ["unexpected write block @0x00 [0x01]; expected nothing"])
     }
 
     @Test func reportsMissingOperation() {
         let bus = PlaybackI2CDevice([.send(0x81), .block(0x04, [2])])
         #expect(throws: Never.self) { try bus.sendByte(0x81) }
-        let report = #expect(throws: PlaybackError.self) { try bus.finish() }
+        let report = thrownError(PlaybackError.self) { try bus.finish() }
         #expect(report?.leftovers == ["write block @0x04 [0x02]"])
         #expect(report?.description == "playback: missing: write block @0x04 [0x02]")
     }
@@ -37,7 +38,7 @@ struct PlaybackTests {
 
     @Test func scriptedErrno() throws {
         let bus = PlaybackI2CDevice(name: "i2c-1", address: 0x71, [.send(0xE0, failing: Errno.ETIMEDOUT)])
-        let error = #expect(throws: I2CError.self) { try bus.sendByte(0xE0) }
+        let error = thrownError(I2CError.self) { try bus.sendByte(0xE0) }
         #expect(error?.description == "i2c-1 0x71: send byte 0xe0 failed: ETIMEDOUT (110)")
         try bus.finish()
     }

@@ -1,6 +1,7 @@
 import HT16K33
 import I2C
 import I2CPlayback
+import TestSupport
 import Testing
 
 /// `checkForPowerLoss` and `reassertSettings`, byte for byte (issue 10, item 9: a chip
@@ -87,7 +88,7 @@ struct PowerCheckTests {
     @Test func aFailedReadThrowsAndChangesNothing() throws {
         var (driver, bus) = try showing2_58()
         bus.expect([.read(0x02, replying: 0, failing: Errno.ENXIO)])
-        let error = #expect(throws: I2CError.self) { _ = try driver.checkForPowerLoss() }
+        let error = thrownError(I2CError.self) { _ = try driver.checkForPowerLoss() }
         #expect(error?.description == "playback 0x70: read byte @0x02 failed: ENXIO (6)")
         #expect(driver.isSynchronized && driver.canRead)
         try bus.finish()
@@ -143,7 +144,7 @@ struct PowerCheckTests {
         let bus = PlaybackI2CDevice([.read(0x02, replying: 0x5b), .send(0x21)])
         #expect(try bus.readByte(register: 0x02) == 0x5b)
         #expect(throws: I2CError.self) { _ = try bus.readByte(register: 0x04) }
-        let report = #expect(throws: PlaybackError.self) { try bus.finish() }
+        let report = thrownError(PlaybackError.self) { try bus.finish() }
         #expect(report?.mismatches == ["unexpected read byte @0x04; expected send byte 0x21"])
         #expect(PlaybackI2CDevice.Step.read(0x08, replying: 0x7f).description == "read byte @0x08 -> 0x7f")
     }

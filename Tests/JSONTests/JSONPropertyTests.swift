@@ -3,7 +3,9 @@ import Glibc
 #endif
 import ControlProtocol
 import JSON
+#if canImport(PropertyBased) // not in the package graph of Swift 6.0 builds (README "Swift 6.0")
 import PropertyBased
+#endif
 import Testing
 import TestSupport
 
@@ -33,6 +35,7 @@ import TestSupport
         }
     }
 
+    #if canImport(PropertyBased)
     @Test func whatIsWrittenReadsBackTheSame() async {
         await propertyCheck(count: 500, input: Gen.int(in: 0...10_000).array(of: 0...60)) { recipe in
             var steps = recipe[...]
@@ -42,6 +45,8 @@ import TestSupport
             #expect((try? Self.parser.parse(line)) == value, "\(line)")
         }
     }
+
+    #endif
 
     /// Either a value whose writing reads back the same, or a one-line error inside the input.
     static func readOrRefuse(_ bytes: [UInt8]) {
@@ -55,6 +60,7 @@ import TestSupport
         #expect((try? parser.parse(value.encoded)) == value)
     }
 
+    #if canImport(PropertyBased)
     @Test func anyBytesAreReadOrRefusedInOneLine() async {
         await propertyCheck(count: 2000, input: Gen.int(in: 0...255).array(of: 0...80)) { numbers in
             let bytes = numbers.map { UInt8($0) }
@@ -70,6 +76,8 @@ import TestSupport
             Self.readOrRefuse(bytes)
         }
     }
+
+    #endif
 
     /// 5,000 generated malformed request lines: each is refused with a one-line error, none
     /// crashes or hangs the reader.

@@ -19,7 +19,8 @@ import Testing
         #expect(config.brightness == BrightnessSchedule(day: 15, night: 4, nightFrom: 22 * 60, dayFrom: 7 * 60))
         #expect(config.idleClockAfter == nil && config.onShutdown == .blank && config.resumeAfterReboot)
         let board = try config.loadBoard()
-        #expect(board == (try BoardFile.simulator()))
+        let simulator = try BoardFile.simulator()
+        #expect(board == simulator)
         #expect(config.summary(board: board).hasPrefix("\(Self.example): OK\nboard: simulator (built in)"))
     }
 

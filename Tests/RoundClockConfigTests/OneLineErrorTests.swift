@@ -56,8 +56,8 @@ import Testing
         var rejected = 0
         for position in 0...config.count {
             for insert in inserts {
-                let text = String(decoding: config[..<position] + insert + config[position...], as: UTF8.self)
-                do { _ = try Config.parse(text, file: "config.toml") } catch {
+                let text = String(decoding: Array(config[..<position]) + insert + Array(config[position...]), as: UTF8.self)
+                do throws(ConfigError) { _ = try Config.parse(text, file: "config.toml") } catch {
                     rejected += 1
                     Self.expectOneLine(error, text)
                 }

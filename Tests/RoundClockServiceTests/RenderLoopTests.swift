@@ -116,7 +116,8 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         #expect(other.first == [.round, .phase], "the other panels kept going")
         // Fully re-initialised: RAM, oscillator, display on, dimming all restored.
         let state = await display.inspect { d in (d[0].ram, d[0].isLit, d[0].brightness) }
-        #expect(state.0 == (try Frame(" 0:18", kind: .seg7x4).ram()) && state.1 && state.2 == 15)
+        let restored = try Frame(" 0:18", kind: .seg7x4).ram()
+        #expect(state.0 == restored && state.1 && state.2 == 15)
         #expect(final.session.elapsed(at: clock.now) == .seconds(12), "the session never stopped")
         #expect(recorder.frames.last?.panels.first?.text == " 0:18")
     }
@@ -129,7 +130,8 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let paused = try #require(recorder.frames.last)
         #expect(paused.panels.map(\.text) == [" 2:59", " 1.12", "WORK"])
         #expect(paused.panels[0].blink == .oneHertz && paused.panels[1].blink == .off)
-        #expect(ramHex(paused.panels[0].ram) == ramHex(try Frame(" 2:59", kind: .seg7x4).ram()))
+        let shown = try Frame(" 2:59", kind: .seg7x4).ram()
+        #expect(ramHex(paused.panels[0].ram) == ramHex(shown))
     }
 
     @Test func aButtonPressWakesTheLoopAtOnce() async throws {

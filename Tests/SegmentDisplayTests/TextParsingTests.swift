@@ -11,7 +11,8 @@ struct TextParsingTests {
         ("    ", "00000000000000000000000000000000"),
     ])
     func examples(_ text: String, _ hex: String) throws {
-        #expect(ramHex(try Frame(text, kind: .seg7x4).ram()) == hex)
+        let ram = try Frame(text, kind: .seg7x4).ram()
+        #expect(ramHex(ram) == hex)
     }
 
     @Test func shortTextIsRightAligned() throws {

@@ -2,6 +2,7 @@ import HT16K33
 import I2C
 import SegmentDisplay
 import Simulation
+import TestSupport
 import Testing
 
 @Suite("Emulator fault injection")
@@ -9,7 +10,7 @@ struct EmulatorFaultTests {
     @Test func nextOperationsFail() throws {
         let chip = EmulatedHT16K33(name: "i2c-1")
         chip.failNext(2, errno: Errno.ENXIO)
-        let error = #expect(throws: I2CError.self) { try chip.sendByte(0x21) }
+        let error = thrownError(I2CError.self) { try chip.sendByte(0x21) }
         #expect(error?.description == "i2c-1 0x70: send byte 0x21 failed: ENXIO (6)")
         #expect(throws: I2CError.self) { try chip.sendByte(0x21) }
         #expect(!chip.oscillatorOn)

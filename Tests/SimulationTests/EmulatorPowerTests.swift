@@ -1,6 +1,7 @@
 import HT16K33
 import I2C
 import Simulation
+import TestSupport
 import Testing
 
 /// The emulated chip's power faults and reads: what a real HT16K33 does (issue 10, item 9).
@@ -32,9 +33,9 @@ struct EmulatorPowerTests {
     @Test func anOutageNACKsEveryTransferUntilPowerReturns() throws {
         let chip = try litChip(ram)
         chip.powerOff()
-        let write = #expect(throws: I2CError.self) { try chip.sendByte(0x21) }
+        let write = thrownError(I2CError.self) { try chip.sendByte(0x21) }
         #expect(write?.errno == Errno.ENXIO)
-        let read = #expect(throws: I2CError.self) { _ = try chip.readByte(register: 0x02) }
+        let read = thrownError(I2CError.self) { _ = try chip.readByte(register: 0x02) }
         #expect(read?.description == "emulated 0x70: read byte @0x02 failed: ENXIO (6)")
         #expect(chip.traffic.failedTransactions == 2 && chip.traffic.bytes == 0)
         chip.powerOn(garbage: .pattern([]))
@@ -63,7 +64,7 @@ struct EmulatorPowerTests {
 
     @Test func anAdapterWithoutReadsRefusesBeforeTheBus() throws {
         let chip = EmulatedHT16K33(supportsReads: false)
-        let error = #expect(throws: I2CError.self) { _ = try chip.readByte(register: 0) }
+        let error = thrownError(I2CError.self) { _ = try chip.readByte(register: 0) }
         #expect(error?.errno == Errno.EOPNOTSUPP)
         #expect(chip.traffic == Traffic())
     }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# usage: scripts/check-arm64.sh
+# arm64 for real (issue 13): the `roundclock` binary built (release) by Debian trixie's Swift
+# in a trixie arm64 root filesystem under qemu-user, run there, and its output compared byte
+# for byte with the amd64 binary built the same way (same Swift 6.0.3, same sources) in the
+# trixie amd64 root filesystem:
+#   - the frames file of a full boxing session in virtual time (simulate --virtual --frames)
+#   - `render --plain` of two texts on every backpack kind (RAM bytes and the drawing)
+# Slow: the arm64 compiler itself runs under emulation. Run it under `nice -n 19` on a shared
+# machine. Root filesystems and both .build directories are cached under
+# .build-vm/trixie-{arm64,amd64}/. Prints one line per comparison, the wall time of each
+# stage, and last "check-arm64: N passed, M failed". Environment: VM_CACHE, VM_NO_INSTALL=1.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/trixie-rootfs.sh"
+. "$REPO/scripts/trixie-deps.sh"
+t0=$(date +%s)
+stamp() { echo "[check-arm64 $(date +%T) +$(( $(date +%s) - t0 ))s] $*"; }
+
+# what both binaries are asked: written to /cache/out/ in each root filesystem
+RUNS=$(cat <<'RUNS'
+set -e; cd /cache/src; mkdir -p /cache/out; rm -f /cache/out/*
+BIN=$(swift build -c release --show-bin-path)/roundclock
+file -b "$BIN" | cut -d, -f1-2
+"$BIN" simulate --program boxing --virtual --no-tty --frames /cache/out/boxing.jsonl > /cache/out/boxing.out
+# every backpack kind, texts each can show (render exits 64 on one it cannot: a failure here)
+for pair in "seg7x4| 2:58" "seg7x4|12.34" "bigseg7x4| 2:58" "bigseg7x4|1234" "seg14x4|WORK" "seg14x4|12.34" \
+            "matrix8x8|12" "matrix8x8|59" "matrix16x8| 2:58" "matrix16x8|12:34"; do
+  kind=${pair%%|*} text=${pair#*|}
+  "$BIN" render --plain --display "$kind" "$text" > "/cache/out/render-$kind-$(echo "$text" | tr -c 'A-Za-z0-9\n' _).txt"
+done
+ls /cache/out | wc -l
+RUNS
+)
+
+for arch in amd64 arm64; do
+  CACHE=${VM_CACHE:-$REPO/.build-vm}/trixie-$arch
+  mkdir -p "$CACHE"; CACHE=$(cd "$CACHE" && pwd)
+  stamp "$arch: root filesystem"
+  ROOT=$(trixie_rootfs "$arch")
+  adapted_mirror "$CACHE/deps" > /dev/null
+  trixie_sync_source "$CACHE"
+  stamp "$arch: swift build -c release --product roundclock"
+  trixie_chroot "$ROOT" "$CACHE" "cd /cache/src && swift build -c release --product roundclock 2>&1 | tail -3"
+  stamp "$arch: simulate and render"
+  trixie_chroot "$ROOT" "$CACHE" "$RUNS"
+done
+stamp "compare"
+
+AMD=${VM_CACHE:-$REPO/.build-vm}/trixie-amd64/out ARM=${VM_CACHE:-$REPO/.build-vm}/trixie-arm64/out
+passed=0 failed=0
+for f in "$AMD"/*; do
+  name=$(basename "$f")
+  if cmp -s "$f" "$ARM/$name"; then
+    echo "PASS $name ($(wc -c < "$f") bytes equal)"; passed=$((passed + 1))
+  else
+    echo "FAIL $name differs between amd64 and arm64"; diff "$f" "$ARM/$name" | head -5 || true; failed=$((failed + 1))
+  fi
+done
+grep -q '"panel"' "$AMD/boxing.jsonl" || { echo "FAIL boxing.jsonl has no frames"; failed=$((failed + 1)); }
+stamp "done"
+echo "check-arm64: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
