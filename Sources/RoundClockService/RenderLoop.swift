@@ -126,7 +126,10 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var retryAt: C.Instant?
         var precomputed: (at: C.Instant, face: Face, status: Status)?
         let checkInterval = display.powerCheckInterval.flatMap { $0 > .zero ? $0 : nil }
-        var checkDue = checkInterval.map { clock.now.advanced(by: $0) }
+        // The first check runs on the first turn, right after its commit: it reads nothing
+        // (every byte was just written), but it starts the check period, so the next one, an
+        // interval later, can already read a byte written at start-up and not since.
+        var checkDue = checkInterval.map { _ in clock.now }
         while !Task.isCancelled {
             let now = clock.now
             heartbeat?.turnStarted(at: now)
