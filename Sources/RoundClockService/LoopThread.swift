@@ -25,8 +25,6 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
     /// `interrupt()` came while nothing waited: the next wait returns at once.
     private var interrupted = false
     private var finishing = false
-    /// The thread is blocked on `condition`.
-    private var idle = false
 
     /// Starts the thread.
     public init() throws(SystemError) {
@@ -41,18 +39,18 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        locked { jobs.append(job) }
+        condition.locked { jobs.append(job) }
     }
 
     /// Ends the thread once its queued jobs have run (the loop's task has left it).
     public func finish() {
-        locked { finishing = true }
+        condition.locked { finishing = true }
     }
 
     /// Resumes `continuation` at `deadline` (a CLOCK_MONOTONIC reading; nil: only when
     /// interrupted), or at once if `interrupt()` came since the last wait.
     func wait(until deadline: Duration?, _ continuation: CheckedContinuation<Void, Never>) {
-        let now = locked { () -> Bool in
+        let now = condition.locked { () -> Bool in
             if interrupted {
                 interrupted = false
                 return true
@@ -67,7 +65,7 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
     /// Ends the pending wait now (a button, a command, cancellation); with none pending,
     /// the next wait returns at once.
     func interrupt() {
-        let resumed = locked { () -> CheckedContinuation<Void, Never>? in
+        let resumed = condition.locked { () -> CheckedContinuation<Void, Never>? in
             guard let waiter else { interrupted = true; return nil }
             self.waiter = nil
             deadline = nil
@@ -89,28 +87,15 @@ public final class LoopThread: TaskExecutor, @unchecked Sendable {
                 continue
             }
             if finishing { break }
-            idle = true
             if condition.wait(until: deadline), let due = waiter {
                 waiter = nil
                 deadline = nil
-                idle = false
                 condition.unlock()
                 due.resume()  // enqueues the loop's task here: runs next
                 condition.lock()
             }
-            idle = false
         }
         condition.unlock()
     }
 
-    /// Runs `body` holding the mutex, then wakes the thread if it is blocked: whatever
-    /// changed (a job, a wait, an interrupt, finishing) is for it to look at.
-    private func locked<T>(_ body: () -> T) -> T {
-        condition.lock()
-        let result = body()
-        let wake = idle
-        condition.unlock()
-        if wake { condition.signal() }
-        return result
-    }
 }

@@ -9,6 +9,8 @@ import Platform
 final class MonotonicCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// A thread is blocked in `wait(until:)` (guarded by the mutex).
+    private var waiting = false
 
     /// `owner` names the thread in the error (e.g. "render loop thread").
     init(owner: String) throws(SystemError) {
@@ -32,12 +34,23 @@ final class MonotonicCondition: @unchecked Sendable {
 
     func lock() { pthread_mutex_lock(mutex) }
     func unlock() { pthread_mutex_unlock(mutex) }
-    /// Wakes the waiting thread (call after `unlock`).
-    func signal() { pthread_cond_signal(condition) }
 
-    /// With the mutex held: blocks until signalled or until `deadline` (a CLOCK_MONOTONIC
-    /// reading; nil: no deadline). True when the deadline passed.
+    /// Runs `body` holding the mutex, then wakes the thread if it is blocked in
+    /// `wait(until:)`: whatever `body` changed (a job, a wait, an interrupt) is for it to see.
+    func locked<T>(_ body: () -> T) -> T {
+        lock()
+        let result = body()
+        let wake = waiting
+        unlock()
+        if wake { pthread_cond_signal(condition) }
+        return result
+    }
+
+    /// With the mutex held: blocks until `locked` changed something or until `deadline` (a
+    /// CLOCK_MONOTONIC reading; nil: no deadline). True when the deadline passed.
     func wait(until deadline: timespec?) -> Bool {
+        waiting = true
+        defer { waiting = false }
         guard var due = deadline else {
             pthread_cond_wait(condition, mutex)
             return false

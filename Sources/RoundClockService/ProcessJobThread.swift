@@ -24,8 +24,6 @@ final class ProcessJobThread: SerialExecutor, @unchecked Sendable {
     /// Timed jobs, sorted by (deadline, order of arrival).
     private var timed: [(deadline: Duration, order: UInt64, job: UnownedJob)] = []
     private var arrivals: UInt64 = 0
-    /// The thread is blocked on `condition`.
-    private var idle = false
 
     init() throws(SystemError) {
         condition = try MonotonicCondition(owner: "job thread")
@@ -41,12 +39,12 @@ final class ProcessJobThread: SerialExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: UnownedJob) {
-        locked { ready.append(job) }
+        condition.locked { ready.append(job) }
     }
 
     /// Runs `job` once CLOCK_MONOTONIC reads `deadline` or later.
     func enqueue(_ job: UnownedJob, atMonotonic deadline: Duration) {
-        locked {
+        condition.locked {
             arrivals += 1
             let entry = (deadline: deadline, order: arrivals, job: job)
             let index = timed.firstIndex { ($0.deadline, $0.order) > (deadline, entry.order) } ?? timed.endIndex
@@ -59,7 +57,7 @@ final class ProcessJobThread: SerialExecutor, @unchecked Sendable {
     private func serve() {
         condition.lock()
         while true {
-            if let first = timed.first, first.deadline <= BootTime.read(CLOCK_MONOTONIC) {
+            if !timed.isEmpty {
                 let now = BootTime.read(CLOCK_MONOTONIC)
                 let due = timed.prefix { $0.deadline <= now }.count
                 ready.append(contentsOf: timed.prefix(due).map(\.job))
@@ -73,18 +71,8 @@ final class ProcessJobThread: SerialExecutor, @unchecked Sendable {
                 condition.lock()
                 continue
             }
-            idle = true
             _ = condition.wait(until: timed.first.map { MonotonicCondition.timespec($0.deadline) })
-            idle = false
         }
     }
 
-    /// Runs `body` holding the mutex, then wakes the thread if it is blocked.
-    private func locked(_ body: () -> Void) {
-        condition.lock()
-        body()
-        let wake = idle
-        condition.unlock()
-        if wake { condition.signal() }
-    }
 }
