@@ -37,12 +37,19 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# Full RELRO (`-z relro -z now`, as dpkg-buildflags' hardening=+all asks of C programs): the
+# GOT is read-only after start-up. Linked by the toolchain's own lld (both swift.org's 6.3 and
+# Debian trixie's 6.0.3 ship it): trixie's Swift links with GNU ld, which leaves a static-stdlib
+# binary without a PT_GNU_RELRO segment even with -z relro (trixie's lintian:
+# hardening-no-relro); swift.org's 6.3 toolchain had RELRO but not BIND_NOW.
+HARDENING="-Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now"
+
 if [ "$GATEWAY" = 1 ]; then
   # The gateway's own source package (Gateway/debian): its binary, page, unit, Avahi file.
   VERSION=$(dpkg-parsechangelog -l Gateway/debian/changelog -SVersion)
   ARCH=$(dpkg --print-architecture)
   echo "== roundclock-gateway $VERSION for $ARCH"
-  (cd Gateway && swift build -c release --static-swift-stdlib --product roundclock-gateway)
+  (cd Gateway && swift build -c release --static-swift-stdlib --product roundclock-gateway $HARDENING)
   BIN="$(cd Gateway && swift build -c release --show-bin-path)/roundclock-gateway"
   STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
   rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
@@ -76,7 +83,7 @@ GENERATED=Sources/roundclock/PackageVersion.generated.swift
 NEW=$(printf '// Written by scripts/build-deb.sh (gitignored): the package version, for --version.\n#if ROUNDCLOCK_PACKAGE_BUILD\nlet packageVersion = "%s"\n#endif\n' "$VERSION")
 # rewritten only when it changes, so that an unchanged version rebuilds nothing
 [ -f "$GENERATED" ] && [ "$(cat "$GENERATED")" = "$NEW" ] || printf '%s\n' "$NEW" > "$GENERATED"
-swift build -c release --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD
+swift build -c release --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD $HARDENING
 BIN="$(swift build -c release --show-bin-path)/roundclock"
 [ "$("$BIN" --version)" = "$VERSION" ] || die "$BIN --version says '$("$BIN" --version)', expected $VERSION"
 

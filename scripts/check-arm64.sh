@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # usage: scripts/check-arm64.sh
-# arm64 for real (issue 13): the `roundclock` binary built (release) by Debian trixie's Swift
-# in a trixie arm64 root filesystem under qemu-user, run there, and its output compared byte
-# for byte with the amd64 binary built the same way (same Swift 6.0.3, same sources) in the
-# trixie amd64 root filesystem:
+# arm64 for real (issue 13): the Debian package built by the unchanged scripts/build-deb.sh
+# (release, static Swift runtime, dpkg-buildpackage, lintian) with Debian trixie's Swift in a
+# trixie arm64 root filesystem under qemu-user, and its `roundclock` binary run there; the same
+# for amd64 in the trixie amd64 root filesystem (same Swift 6.0.3, same sources). Then, byte
+# for byte, amd64 against arm64:
 #   - the frames file of a full boxing session in virtual time (simulate --virtual --frames)
 #   - `render --plain` of two texts on every backpack kind (RAM bytes and the drawing)
-# Slow: the arm64 compiler itself runs under emulation. Run it under `nice -n 19` on a shared
-# machine. Root filesystems and both .build directories are cached under
-# .build-vm/trixie-{arm64,amd64}/. Prints one line per comparison, the wall time of each
-# stage, and last "check-arm64: N passed, M failed". Environment: VM_CACHE, VM_NO_INSTALL=1.
+# and each package's lintian report must hold no error and no warning.
+# One build per architecture: the binary compared is the packaged one (`dpkg-deb -x`), the
+# binary a Pi owner installs. Slow: the arm64 compiler itself runs under emulation. Root
+# filesystems and both .build directories are cached under .build-vm/trixie-{arm64,amd64}/.
+# Prints one line per comparison, the wall time of each stage, and last
+# "check-arm64: N passed, M failed". Environment: VM_CACHE, VM_NO_INSTALL=1.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/trixie-rootfs.sh"
@@ -20,8 +23,9 @@ stamp() { echo "[check-arm64 $(date +%T) +$(( $(date +%s) - t0 ))s] $*"; }
 # what both binaries are asked: written to /cache/out/ in each root filesystem
 RUNS=$(cat <<'RUNS'
 set -e; cd /cache/src; mkdir -p /cache/out; rm -f /cache/out/*
-BIN=$(swift build -c release --show-bin-path)/roundclock
-file -b "$BIN" | cut -d, -f1-2
+rm -rf /cache/pkg; dpkg-deb -x /cache/debs/roundclock_*_"$(dpkg --print-architecture)".deb /cache/pkg
+BIN=/cache/pkg/usr/bin/roundclock
+file -b "$BIN" | cut -d, -f1-2; "$BIN" --version
 "$BIN" simulate --program boxing --virtual --no-tty --frames /cache/out/boxing.jsonl > /cache/out/boxing.out
 # every backpack kind, texts each can show (render exits 64 on one it cannot: a failure here)
 for pair in "seg7x4| 2:58" "seg7x4|12.34" "bigseg7x4| 2:58" "bigseg7x4|1234" "seg14x4|WORK" "seg14x4|12.34" \
@@ -40,9 +44,11 @@ for arch in amd64 arm64; do
   ROOT=$(trixie_rootfs "$arch")
   adapted_mirror "$CACHE/deps" > /dev/null
   trixie_sync_source "$CACHE"
-  stamp "$arch: swift build -c release --product roundclock"
-  trixie_chroot "$ROOT" "$CACHE" "cd /cache/src && swift build -c release --product roundclock 2>&1 | tail -3"
-  stamp "$arch: simulate and render"
+  stamp "$arch: scripts/build-deb.sh (swift build -c release, dpkg-buildpackage, lintian)"
+  rm -f "$CACHE"/debs/roundclock_*.deb
+  trixie_chroot "$ROOT" "$CACHE" "cd /cache/src && scripts/build-deb.sh --out /cache/debs" 2>&1 | tee "$CACHE/build-deb.log" | grep -v '^\[' || true
+  ls "$CACHE"/debs/roundclock_*_"$arch".deb > /dev/null || { echo "FAIL $arch: no package (log: $CACHE/build-deb.log)"; exit 1; }
+  stamp "$arch: simulate and render with the packaged binary"
   trixie_chroot "$ROOT" "$CACHE" "$RUNS"
 done
 stamp "compare"
@@ -56,6 +62,12 @@ for f in "$AMD"/*; do
   else
     echo "FAIL $name differs between amd64 and arm64"; diff "$f" "$ARM/$name" | head -5 || true; failed=$((failed + 1))
   fi
+done
+for arch in amd64 arm64; do
+  log=${VM_CACHE:-$REPO/.build-vm}/trixie-$arch/build-deb.log
+  issues=$(sed -n '/^== lintian/,$p' "$log" | grep -cE '^[EW]: ' || true)
+  if [ "$issues" -eq 0 ]; then echo "PASS lintian $arch: no error, no warning"; passed=$((passed + 1))
+  else echo "FAIL lintian $arch: $issues errors or warnings"; grep -E '^[EW]: ' "$log" | head -5; failed=$((failed + 1)); fi
 done
 grep -q '"panel"' "$AMD/boxing.jsonl" || { echo "FAIL boxing.jsonl has no frames"; failed=$((failed + 1)); }
 stamp "done"
