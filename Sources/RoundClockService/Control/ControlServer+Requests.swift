@@ -65,6 +65,14 @@ extension ControlServer {
             }
             post(.program(spec))
             client.queue(ControlReply.ok.line)
+        case .adopt(let token, let session):
+            // Through the render loop's inbox, ordered with the buttons; the state lines then
+            // carry the session with `adopted` = token.
+            if let why = adopt(token, session) {
+                client.queue(ControlReply.failed(why).line)
+                return
+            }
+            client.queue(ControlReply.ok.line)
         case .command(let command):
             post(command)
             client.queue(ControlReply.ok.line)

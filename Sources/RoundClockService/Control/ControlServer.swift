@@ -20,12 +20,16 @@ public final class ControlServer: Sendable {
     let post: @Sendable (ControlCommand) -> Void
     /// Why a `program` command's program cannot be run (`nil`: it can).
     let checkProgram: @Sendable (String) -> String?
+    /// Checks an `adopt` (token, session), maps it and posts it to the render loop's inbox;
+    /// returns why it was refused (`nil`: posted). See `SessionAdopter`.
+    let adopt: @Sendable (Int64, SessionShare) -> String?
 
     /// Listens at `path` (a stale socket replaced), mode 0660, group `ControlLimits.group`
     /// when it exists (if it cannot be given that group, logged: the clock runs on).
     /// Connections wait in the backlog until `start`.
     public init(path: String, hub: ControlHub, logger: Logger,
                 checkProgram: @escaping @Sendable (String) -> String?,
+                adopt: @escaping @Sendable (Int64, SessionShare) -> String? = { _, _ in "adopt: this clock does not adopt sessions" },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
         let (fd, group) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
         self.path = path
@@ -34,6 +38,7 @@ public final class ControlServer: Sendable {
         self.logger = logger
         self.post = post
         self.checkProgram = checkProgram
+        self.adopt = adopt
         switch group {
         case .success(let grouped):
             logger.info("control socket \(path) (mode 0660\(grouped ? ", group \(ControlLimits.group)" : ""))")
