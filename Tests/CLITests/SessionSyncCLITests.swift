@@ -94,8 +94,14 @@ import Testing
         _ = try echo.state { _ in true }
         let remote = try await clock.connect()
         // 1970, and far past the 100-year limit from a huge elapsed-before: clamped, finished.
-        #expect(try remote.request(#"{"command": "adopt", "token": 0, "session": {"program": "countdown:0:30", "run": "running", "elapsed_before_ns": 3162240000000000000, "anchor_realtime_ns": 0}}"#) == ControlSocketCLITests.ok)
-        let finished = try echo.state { $0["state"] as? String == "finished" }
+        // Sent on the subscribed connection: `ok` comes once the session is replaced, after
+        // the state line that shows it.
+        try echo.send(#"{"command": "adopt", "token": 0, "session": {"program": "countdown:0:30", "run": "running", "elapsed_before_ns": 3162240000000000000, "anchor_realtime_ns": 0}}"#)
+        var linesBeforeOK: [String] = []
+        while let line = try echo.line(), line != ControlSocketCLITests.ok { linesBeforeOK.append(line) }
+        #expect(linesBeforeOK.last?.contains(#""state": "finished""#) == true && linesBeforeOK.last?.contains(#""adopted": 0}"#) == true,
+                "\(linesBeforeOK)")
+        let finished = try #require(try JSONSerialization.jsonObject(with: Data((linesBeforeOK.last ?? "{}").utf8)) as? [String: Any])
         #expect(Self.session(finished)["adopted"] as? Int == 0)
         #expect(ControlSocketCLITests.text(finished, "time") == " 0:00")
         // Refusals are one line and leave the clock running.

@@ -18,6 +18,8 @@ public final class ControlHub: Sendable {
         var queued: [ControlState] = []
         var subscribers = 0
         var stopping = false
+        /// `adopt` commands the loop has carried out since the socket thread last looked.
+        var adoptsApplied = 0
     }
     private let shared = Mutex(Shared())
     let wake: WakeEvent
@@ -56,11 +58,22 @@ public final class ControlHub: Sendable {
         shared.withLock { $0.subscribers -= 1 }
     }
 
-    /// The states published since the last call, oldest first, and whether to stop.
-    func take() -> (states: [ControlState], stopping: Bool) {
+    /// The loop carried out the oldest `adopt` not yet answered (render loop thread): the
+    /// socket thread answers its client `{"ok": true}`, after the state lines before it.
+    public func adoptApplied() {
+        shared.withLock { $0.adoptsApplied += 1 }
+        wake.signal()
+    }
+
+    /// The states published since the last call, oldest first, whether to stop, and how many
+    /// `adopt`s were carried out since.
+    func take() -> (states: [ControlState], stopping: Bool, adoptsApplied: Int) {
         shared.withLock { s in
-            defer { s.queued.removeAll(keepingCapacity: true) }
-            return (s.queued, s.stopping)
+            defer {
+                s.queued.removeAll(keepingCapacity: true)
+                s.adoptsApplied = 0
+            }
+            return (s.queued, s.stopping, s.adoptsApplied)
         }
     }
 
@@ -111,8 +124,9 @@ public final class ControlStateObserver: LoopObserver {
     }
 
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
-        guard case .action = occurrence else { return }
+        guard case .action(let action) = occurrence else { return }
         if let changed = last.withLock({ $0.state == nil ? nil : Self.state(&$0, brightness: nil) }) { hub.publish(changed) }
+        if case .adopt = action { hub.adoptApplied() }
     }
 
     /// The state from `last`, if it differs from the one published last (then it is that one now).
