@@ -15,7 +15,10 @@ import Synchronization
 ///   connect. Handlers run on libmosquitto's network thread, one message at a time, and
 ///   must return quickly (hand work to a task or a stream).
 /// - `onConnect(_:)`: called on every connect and reconnect, after the filters were
-///   subscribed, also on the network thread: the place to republish retained state.
+///   subscribed, also on the network thread: the place to republish retained state. When
+///   libmosquitto re-sends QoS 1 messages published just before the connection dropped, the
+///   handlers run once the broker acknowledged those (at most `drainTimeout` later), so a
+///   stale re-sent message never overwrites what a handler republishes.
 /// - `publish(_:)`: QoS 1, retained unless the message says otherwise, never blocks.
 ///   While disconnected a message is NOT queued (libmosquitto would queue QoS 1 messages
 ///   without bound): it is dropped, with one log line per disconnected spell and the count
@@ -42,9 +45,16 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         var dropped = 0
         /// The last refusal or loss reason logged, so a retry loop logs each reason once.
         var lastProblem: String?
-        /// PUBACKs awaited by `publishAcknowledged`, and acks that came before their waiter.
-        var ackWaiters: [Int32: CheckedContinuation<Bool, Never>] = [:]
+        /// QoS 1 messages handed to libmosquitto and not acknowledged yet (it re-sends them
+        /// after a reconnect), PUBACKs that came before their id was noted, and the waiters
+        /// of `publishAcknowledged`.
+        var unacked: Set<Int32> = []
         var earlyAcks: Set<Int32> = []
+        var ackWaiters: [Int32: CheckedContinuation<Bool, Never>] = [:]
+        /// After a connect: the re-sent messages the connect handlers wait for; `nil` = none.
+        var draining: Set<Int32>?
+        /// Counts connects, so a late drain timeout does not act on a newer connection.
+        var generation = 0
         var supervisor: Task<Void, Never>?
     }
 
@@ -52,6 +62,8 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
     public static let reconnectDelay: UInt32 = 1, reconnectDelayMax: UInt32 = 10
     /// MQTT's largest payload (section 2.2.3: remaining length at most 268,435,455).
     public static let maximumPayload = 268_435_455
+    /// How long the connect handlers wait for re-sent messages' PUBACKs at most.
+    public static let drainTimeout = Duration.seconds(5)
 
     private static let library: Int32 = mosquitto_lib_init()
 
@@ -141,6 +153,9 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
             logger.warning("\(MQTTError(broker: connection.broker, operation: "publish \(message.topic)", code: code))")
             return nil
         }
+        state.withLock { s in
+            if s.earlyAcks.remove(id) == nil { s.unacked.insert(id) }
+        }
         return id
     }
 
@@ -185,7 +200,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         guard let id = publishedID(message) else { return false }
         return await withCheckedContinuation { continuation in
             let early = state.withLock { s in
-                if s.earlyAcks.remove(id) != nil { return true }
+                if !s.unacked.contains(id) { return true }
                 s.ackWaiters[id] = continuation
                 return false
             }
@@ -195,7 +210,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
             }
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                self?.acknowledged(id, arrived: false)
+                self?.ackTimedOut(id)
             }
         }
     }

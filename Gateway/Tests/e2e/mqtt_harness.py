@@ -9,11 +9,18 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
-import paho.mqtt.client as mqtt
+try:
+    import paho.mqtt.client as mqtt
+except ImportError:
+    # Debian's python3-paho-mqtt and python3-jinja2 (scripts/setup.sh --gateway) live here;
+    # a python3 of its own (pyenv, a venv) does not look there by itself.
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import paho.mqtt.client as mqtt
 
 from rc_harness import wait_for
 
