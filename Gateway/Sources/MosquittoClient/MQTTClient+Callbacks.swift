@@ -124,23 +124,4 @@ extension MQTTClient {
         }
         if isNew { logger.warning("\(problem)") }
     }
-
-    /// libmosquitto's network thread ends by itself after errors it deems fatal (TLS,
-    /// protocol, DNS failures in `mosquitto_loop_forever`), with no callback. While
-    /// disconnected, this restarts it: `mosquitto_loop_start` succeeds only when no thread
-    /// runs. Checked every 5 s, backing off to 60 s while the thread keeps dying.
-    func superviseNetworkThread() async {
-        var delay = Duration.seconds(5)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled, !isConnected else {
-                delay = .seconds(5)
-                continue
-            }
-            if mosquitto_loop_start(handle) == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                logger.warning("MQTT broker \(connection.broker): libmosquitto's network thread had stopped (see the error above); started it again")
-                delay = min(delay * 2, .seconds(60))
-            }
-        }
-    }
 }

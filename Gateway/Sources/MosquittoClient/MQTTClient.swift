@@ -1,15 +1,22 @@
 import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
+import Platform
 import Synchronization
 
 /// An MQTT 3.1.1 client over libmosquitto (the Mosquitto project's own client library),
 /// shared by the gateway's components: the clock's topics and Home Assistant discovery
 /// (`ClockMQTT`) and the group sync. One connection, clean session, QoS 1 for everything.
 ///
-/// - Network: `start()` calls `mosquitto_connect_async` and `mosquitto_loop_start`, so
-///   libmosquitto's own thread does all network I/O; nothing here ever blocks a caller on
-///   the broker. A lost or refused connection is retried by that thread with libmosquitto's
-///   backoff (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+/// - Network: `start()` returns at once; a thread of its own calls `mosquitto_connect_async`
+///   until the broker answers (1, 2, 4, 8, then every 10 s: libmosquitto 2.0's network thread
+///   does not retry a first connect that failed, it waits for one that succeeded), then
+///   `mosquitto_loop_start`: from there libmosquitto's own thread does all network I/O and
+///   retries a lost or refused connection with its backoff
+///   (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+///   Nothing here ever blocks a caller on the broker.
 /// - `subscribe(_:handler:)`: a component registers its own topic filter (wildcards
 ///   allowed) and a handler. The client (re)subscribes every registered filter on every
 ///   connect. Handlers run on libmosquitto's network thread, one message at a time, and
@@ -55,7 +62,10 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         var draining: Set<Int32>?
         /// Counts connects, so a late drain timeout does not act on a newer connection.
         var generation = 0
-        var supervisor: Task<Void, Never>?
+        /// The thread making the first connection, until it made it.
+        var connector: PosixThread?
+        /// `mosquitto_loop_start` ran (the first connection succeeded).
+        var looping = false
     }
 
     /// Reconnect delays handed to `mosquitto_reconnect_delay_set`, in seconds.
@@ -161,36 +171,59 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
 
     /// Connects in the background (libmosquitto's thread; see the type's doc comment).
     public func start() throws(MQTTError) {
-        let broker = connection.broker
         guard state.withLock({ s in
             defer { s.running = true }
             return !s.running
         }) else { return }
         // Kept alive while the network thread may call back into it; released by `stop`.
         _ = Unmanaged.passRetained(self)
-        let connect = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
-        if connect != Int32(MOSQ_ERR_SUCCESS.rawValue) {
-            noteProblem("\(MQTTError(broker: broker, operation: "connect", code: connect)); retrying with backoff")
+        do {
+            let connector = try PosixThread.start(named: "mqtt connect") { [self] in firstConnect() }
+            state.withLock { $0.connector = connector }
+        } catch {
+            throw MQTTError(broker: connection.broker, operation: "start", reason: error.description)
         }
-        try MQTTError.check(mosquitto_loop_start(handle), broker: broker, "mosquitto_loop_start")
-        let supervisor = Task { [weak self] in
-            guard let self else { return }
-            await self.superviseNetworkThread()
+    }
+
+    /// Tries `mosquitto_connect_async` until it succeeds (or `stop`), then starts libmosquitto's thread.
+    private func firstConnect() {
+        var delay = 1
+        while state.withLock({ $0.running }) {
+            let code = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
+            if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                let started = mosquitto_loop_start(handle)
+                if started == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                    state.withLock { $0.looping = true }
+                } else {
+                    logger.error("\(MQTTError(broker: connection.broker, operation: "mosquitto_loop_start", code: started))")
+                }
+                return
+            }
+            noteProblem("\(MQTTError(broker: connection.broker, operation: "connect", code: code)); retrying with backoff")
+            // Sleeps in 100 ms steps, so `stop` never waits long for this thread.
+            for _ in 0..<(delay * 10) where state.withLock({ $0.running }) { usleep(100_000) }
+            delay = min(delay * 2, Int(Self.reconnectDelayMax))
         }
-        state.withLock { $0.supervisor = supervisor }
     }
 
     /// Publishes `final` (if connected) and waits for its PUBACK at most `timeout`, then
     /// disconnects cleanly and joins libmosquitto's thread.
     public func stop(final: MQTTMessage? = nil, timeout: Duration = .seconds(2)) async {
-        guard let supervisor = state.withLock({ s -> Task<Void, Never>?? in s.running ? .some(s.supervisor) : nil }) else { return }
-        supervisor?.cancel()
-        if let final { _ = await publishAcknowledged(final, timeout: timeout) }
-        mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
-        state.withLock { s in
+        guard state.withLock({ $0.running }) else { return }
+        if let final, isConnected { _ = await publishAcknowledged(final, timeout: timeout) }
+        let connector = state.withLock { s in
             s.running = false
+            return s.connector
+        }
+        connector?.join()
+        if state.withLock({ $0.looping }) {
+            mosquitto_disconnect(handle)
+            mosquitto_loop_stop(handle, false)
+        }
+        state.withLock { s in
             s.connected = false
+            s.looping = false
+            s.connector = nil
         }
         Unmanaged.passUnretained(self).release()
     }
