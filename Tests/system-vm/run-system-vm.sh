@@ -97,7 +97,9 @@ if [ -z "$GATEWAY_DEB" ]; then
     echo "gateway package up to date (inputs $GKEY)"
   else
     rm -f "$SVM/debs/gateway-key"
-    "$REPO/scripts/build-deb.sh" --gateway --out "$SVM/debs" > "$LOGS/system-vm-build-deb-gateway.log" 2>&1 ||
+    # its release build kept under the cache (a source change rebuilds only what changed)
+    "$REPO/scripts/build-deb.sh" --gateway --out "$SVM/debs" --scratch-path "$CACHE/gateway-release" \
+      > "$LOGS/system-vm-build-deb-gateway.log" 2>&1 ||
       { tail -30 "$LOGS/system-vm-build-deb-gateway.log" >&2; die "scripts/build-deb.sh --gateway failed"; }
     grep -A30 '^== lintian' "$LOGS/system-vm-build-deb-gateway.log" | grep -E '^(E|W):' || echo "lintian (gateway): no errors, no warnings"
     echo "$GKEY" > "$SVM/debs/gateway-key"
