@@ -61,6 +61,10 @@ wait_true 400 test -f "$SHARE/page-result"
 PAGE_STATUS=MISSING PAGE_TEXT="the host wrote no page-result" TAP_BEFORE_US=0 TAP_AFTER_US=0
 [ -f "$SHARE/page-result" ] && . "$SHARE/page-result"
 wait_true 10 bash -c "grep -q '^state=running' $STATE"
+# The tap's time is the host's, the anchor the guest's: the guest's wall clock comes from the
+# emulated RTC in whole seconds (no kvmclock under TCG), so they may differ by up to a second
+# (-336 ms seen); the anchor must be within 1.5 s of the tap either way. The RAM reads below
+# are against the guest's own clock and exact.
 ANCHOR=$(anchor_us) state=$(state_of)
 reads=0 good=0
 if [ -n "$ANCHOR" ]; then
@@ -69,7 +73,7 @@ fi
 log "11: page: $PAGE_STATUS $PAGE_TEXT; state=$state anchor $ANCHOR us, tap $TAP_BEFORE_US..$TAP_AFTER_US us; $good of $reads time-panel reads right (last $TIME_SEEN, want one of:$TIME_WANT); gateway $(systemctl is-active "$G"), clock $(systemctl is-active "$U") PrivateNetwork=$(prop PrivateNetwork)"
 journalctl -u "$G" -u "$U" -b --no-pager -o short-monotonic | tail -30 >> "$DETAILS" 2>&1
 if [ "$PAGE_STATUS" = PASS ] && [ "$state" = running ] && [ -n "$ANCHOR" ] &&
-   [ $((ANCHOR - TAP_BEFORE_US)) -gt -500000 ] && [ $((ANCHOR - TAP_AFTER_US)) -lt 1500000 ] && [ $good = 3 ] &&
+   [ $((ANCHOR - TAP_BEFORE_US)) -gt -1500000 ] && [ $((ANCHOR - TAP_AFTER_US)) -lt 1500000 ] && [ $good = 3 ] &&
    g_active && active && [ "$(prop PrivateNetwork)" = yes ]; then
   pass 11 "the page in headless Chromium on the host (qemu hostfwd to the gateway's port 80): $PAGE_TEXT; in the VM the session runs from the tap (anchor $(( (ANCHOR - TAP_BEFORE_US) / 1000 )) ms after it) and 3 of 3 time-panel RAM reads show the true second; the clock unit still PrivateNetwork=yes"
 else
