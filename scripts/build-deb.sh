@@ -3,7 +3,7 @@
 # architecture; Swift does not cross-compile here).
 #
 #   scripts/build-deb.sh [--version V] [--out DIR] [--no-lintian]
-#   scripts/build-deb.sh --gateway [--out DIR] [--no-lintian]
+#   scripts/build-deb.sh --gateway [--out DIR] [--no-lintian] [--scratch-path DIR]
 #
 #   --version V   package another version than debian/changelog's top entry (a new entry is
 #                 added to the staged copy only; the tests use it to build an upgrade)
@@ -12,6 +12,8 @@
 #   --gateway     build the phone remote's package roundclock-gateway_<version>_<arch>.deb instead
 #                 (Gateway/, its own source package; needs Swift 6.2+, the clock's package does not
 #                 need it)
+#   --scratch-path DIR  with --gateway: SwiftPM's build directory (default Gateway/.build); the
+#                 system VM test keeps it under .build-vm/, with its other caches
 #
 # Steps: the version from debian/changelog; Sources/roundclock/PackageVersion.generated.swift
 # (gitignored) so that `roundclock --version` prints it; `swift build -c release
@@ -25,13 +27,14 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 die() { echo "build-deb: $*" >&2; exit 1; }
 
-VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0
+VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0 SCRATCH=""
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=${2:?--version needs a version}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --no-lintian) LINTIAN=0; shift ;;
     --gateway) GATEWAY=1; shift ;;
+    --scratch-path) SCRATCH=$(mkdir -p "${2:?--scratch-path needs a directory}" && cd "$2" && pwd); shift 2 ;;
     -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -49,8 +52,9 @@ if [ "$GATEWAY" = 1 ]; then
   VERSION=$(dpkg-parsechangelog -l Gateway/debian/changelog -SVersion)
   ARCH=$(dpkg --print-architecture)
   echo "== roundclock-gateway $VERSION for $ARCH"
-  (cd Gateway && swift build -c release --static-swift-stdlib --product roundclock-gateway $HARDENING)
-  BIN="$(cd Gateway && swift build -c release --show-bin-path)/roundclock-gateway"
+  SCRATCH_ARGS=(); [ -n "$SCRATCH" ] && SCRATCH_ARGS=(--scratch-path "$SCRATCH")
+  (cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --static-swift-stdlib --product roundclock-gateway $HARDENING)
+  BIN="$(cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --show-bin-path)/roundclock-gateway"
   STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
   rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
   cp -r Gateway/debian Gateway/Public Gateway/systemd Gateway/avahi README.md "$STAGE/"

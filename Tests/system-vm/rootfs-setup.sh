@@ -11,7 +11,7 @@ M=lib/modules/$KV
 # modules: what the VM loads, with their dependencies, then depmod
 mkdir -p "$ROOT/$M"
 for f in modules.order modules.builtin modules.builtin.modinfo; do cp "$KDIR/$M/$f" "$ROOT/$M/"; done
-for m in i2c-dev i2c-stub i2c-piix4 gpio-sim configfs 9p 9pnet_virtio virtio_blk ext4 virtio_pci; do
+for m in i2c-dev i2c-stub i2c-piix4 gpio-sim configfs 9p 9pnet_virtio virtio_blk ext4 virtio_pci virtio_net; do
   modprobe -d "$KDIR" -S "$KV" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
   rel=${f#"$KDIR"/}
@@ -25,6 +25,11 @@ cat > "$ROOT/etc/fstab" <<'FSTAB'
 share     /mnt/share  9p    trans=virtio,version=9p2000.L,msize=512000,nofail  0 0
 FSTAB
 mkdir -p "$ROOT/mnt/share" "$ROOT/var/log/journal"
+# qemu's user-mode link (run-system-vm.sh forwards the host's port to the gateway's 80): the
+# address qemu's DHCP would give, set statically by systemd-networkd (no wait for a lease)
+mkdir -p "$ROOT/etc/systemd/network"
+printf '[Match]\nName=en* eth*\n[Network]\nAddress=10.0.2.15/24\nGateway=10.0.2.2\n' > "$ROOT/etc/systemd/network/10-vm.network"
+chroot "$ROOT" systemctl enable systemd-networkd.service
 
 # The Pi's layout: the I2C panels on /dev/i2c-1 (the PC's own SMBus, i2c-piix4, is bus 0, so
 # i2c-stub is 1) and the button and buzzer lines named GPIO17, GPIO27, GPIO22, GPIO18.

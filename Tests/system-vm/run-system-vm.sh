@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The Debian package under a real systemd: boots a minimal Debian 12 with systemd in qemu
+# The Debian packages under a real systemd: boots a minimal Debian 12 with systemd in qemu
 # (TCG) on Debian's kernel with i2c-stub and gpio-sim, installs roundclock_*.deb with apt and
-# runs the nine checks of issue 12 in the guest. See README.md here.
+# runs the nine checks of issue 12 in the guest, then installs it again with
+# roundclock-gateway_*.deb and drives the phone page in headless Chromium on the host through
+# a hostfwd port (checks 10, 11 of issue 15). See README.md here.
 #
-# usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE]
+# usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE] [--gateway-deb FILE]
 #   --deb FILE          the package to install (default: built with scripts/build-deb.sh)
 #   --upgrade-deb FILE  a higher version of it for check 9 (default: built with
 #                       scripts/build-deb.sh --version <version>+vmupgrade1)
+#   --gateway-deb FILE  the phone remote's package (default: scripts/build-deb.sh --gateway)
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
 #   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
 #   install on the host).
-# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-9, then "system-vm: N passed, M failed,
-# K missing". Exit status 0 only if all nine passed.
+# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-11, then "system-vm: N passed, M failed,
+# K missing". Exit status 0 only if all eleven passed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,12 +23,13 @@ KVM_DIR=$REPO/Tests/kernel-vm
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "run-system-vm: error: $*" >&2; exit 2; }
 
-DEB="" UPGRADE_DEB=""
+DEB="" UPGRADE_DEB="" GATEWAY_DEB=""
 while [ $# -gt 0 ]; do
   case $1 in
     --deb) DEB=$(readlink -f "${2:?--deb needs a file}"); shift 2 ;;
     --upgrade-deb) UPGRADE_DEB=$(readlink -f "${2:?--upgrade-deb needs a file}"); shift 2 ;;
-    -h|--help) sed -n '6,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --gateway-deb) GATEWAY_DEB=$(readlink -f "${2:?--gateway-deb needs a file}"); shift 2 ;;
+    -h|--help) sed -n '8,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
@@ -36,14 +40,18 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 SVM=$CACHE/system-vm
 
-VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, 9 missing"
+CHECKS=11
+VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, $CHECKS missing"
 . "$KVM_DIR/host-lib.sh"
 
 # ---- host packages ---------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
-      kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev pkg-config)
+      kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev pkg-config
+      chromium chromium-driver fonts-dejavu-core)
 install_host_packages "${PKGS[@]}"
+python3 -c 'import selenium' 2>/dev/null || "$REPO/scripts/setup.sh" --gateway ||
+  die "Selenium for the page check (check 11): python3 -m pip install selenium"
 
 # ---- kernel and gpio-sim (shared with Tests/kernel-vm and its cache) ----------------------
 . "$KVM_DIR/kernel-prep.sh"
@@ -77,12 +85,37 @@ for f in "$DEB" "$UPGRADE_DEB"; do [ -f "$f" ] || die "no package $f"; done
 dpkg --compare-versions "$(dpkg-deb -f "$UPGRADE_DEB" Version)" gt "$(dpkg-deb -f "$DEB" Version)" ||
   die "$UPGRADE_DEB is not a higher version than $DEB"
 echo "package $(basename "$DEB"), upgrade $(basename "$UPGRADE_DEB")"
+# the phone remote's package: its release build, lintian (Gateway/, the root package's Sources)
+if [ -z "$GATEWAY_DEB" ]; then
+  GVERSION=$(dpkg-parsechangelog -l "$REPO/Gateway/debian/changelog" -SVersion)
+  GATEWAY_DEB=$SVM/debs/roundclock-gateway_${GVERSION}_$(dpkg --print-architecture).deb
+  GINPUTS=(Gateway/Package.swift Gateway/Sources Gateway/Public Gateway/debian Gateway/systemd Gateway/avahi
+           Package.swift Sources README.md scripts/build-deb.sh)
+  GKEY=$( { git -C "$REPO" ls-files -s -- "${GINPUTS[@]}" && git -C "$REPO" diff HEAD -- "${GINPUTS[@]}" &&
+            git -C "$REPO" ls-files -o --exclude-standard -- "${GINPUTS[@]}" && swift --version 2>&1; } | md5sum | cut -c1-12)
+  if [ -f "$GATEWAY_DEB" ] && [ "$(cat "$SVM/debs/gateway-key" 2>/dev/null)" = "$GKEY" ]; then
+    echo "gateway package up to date (inputs $GKEY)"
+  else
+    rm -f "$SVM/debs/gateway-key"
+    # its release build kept under the cache (a source change rebuilds only what changed)
+    "$REPO/scripts/build-deb.sh" --gateway --out "$SVM/debs" --scratch-path "$CACHE/gateway-release" \
+      > "$LOGS/system-vm-build-deb-gateway.log" 2>&1 ||
+      { tail -30 "$LOGS/system-vm-build-deb-gateway.log" >&2; die "scripts/build-deb.sh --gateway failed"; }
+    grep -A30 '^== lintian' "$LOGS/system-vm-build-deb-gateway.log" | grep -E '^(E|W):' || echo "lintian (gateway): no errors, no warnings"
+    echo "$GKEY" > "$SVM/debs/gateway-key"
+  fi
+fi
+[ -f "$GATEWAY_DEB" ] || die "no package $GATEWAY_DEB"
+echo "gateway package $(basename "$GATEWAY_DEB")"
 
 # ---- root filesystem: Debian 12 with systemd and the package's dependencies (cached) ----
 stage rootfs
-# the package's Depends, without version constraints or alternatives (the VM has no network)
-DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
-INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,$DEPENDS"
+# both packages' Depends, without version constraints or alternatives (the VM has no network
+# but qemu's user-mode link, restricted to the one forwarded port); avahi-daemon, which the
+# gateway recommends, publishes its service file
+DEPENDS=$( { dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } | tr ',' '\n' |
+  sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
+INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,$DEPENDS"
 KEY=$( { echo "$INCLUDE"; echo "$KV"; cat "$HERE/rootfs-setup.sh"; md5sum "$MODDIR/extra/gpio-sim.ko"; } | md5sum | cut -c1-12)
 IMAGE=$SVM/rootfs-$KEY.img
 if [ ! -f "$IMAGE" ]; then
@@ -114,13 +147,14 @@ fi
 stage share
 SHARE=$SVM/share
 rm -rf "$SHARE"; mkdir -p "$SHARE"
-cp "$DEB" "$UPGRADE_DEB" "$SHARE/"
-cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$SHARE/"
+cp "$DEB" "$UPGRADE_DEB" "$GATEWAY_DEB" "$SHARE/"
+cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$HERE/guest/gateway-checks.sh" "$SHARE/"
 {
   printf 'DEB=%q\n' "/mnt/share/$(basename "$DEB")"
   printf 'UPGRADE_DEB=%q\n' "/mnt/share/$(basename "$UPGRADE_DEB")"
   printf 'VERSION=%q\n' "$(dpkg-deb -f "$DEB" Version)"
   printf 'UPGRADE_VERSION=%q\n' "$(dpkg-deb -f "$UPGRADE_DEB" Version)"
+  printf 'GATEWAY_DEB=%q\n' "/mnt/share/$(basename "$GATEWAY_DEB")"
 } > "$SHARE/config.sh"
 # What the panels must show, from the simulator of the very binary in the package: the ready
 # picture and every second of the countdown, as RAM per panel (the guest compares RAM).
@@ -141,18 +175,36 @@ rm -rf "$SVM/unpacked.tmp"
 stage vm
 ACCEL=${ACCEL:-tcg}
 if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
-echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-1500}s (console: $LOGS/system-vm-console.log)"
+# the gateway's port 80 in the guest, on a free loopback port of the host (restrict=on: the
+# guest reaches nothing else)
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-1500}s, guest port 80 on 127.0.0.1:$PORT (console: $LOGS/system-vm-console.log)"
 set +e
 # -snapshot: the guest writes to a throw-away overlay (kept across its reboot, since qemu
 # keeps running), so the cached image stays pristine.
 timeout --kill-after=10 "${VM_TIMEOUT:-1500}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
   -nographic -nodefaults -serial stdio -monitor none \
+  -nic "user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:$PORT-:80" \
   -kernel "$KDIR/boot/vmlinuz-$KV" -initrd "$INITRD" \
   -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init systemd.show_status=0" \
   -drive "file=$IMAGE,format=raw,if=virtio,snapshot=on" \
   -virtfs local,path="$SHARE",mount_tag=share,security_model=none \
-  </dev/null > "$LOGS/system-vm-console.log" 2>&1
-q=$?
+  </dev/null > "$LOGS/system-vm-console.log" 2>&1 &
+QEMU=$!
+# check 11, the host's half: once the guest's gateway is up (gateway-ready with the PIN), the
+# page in headless Chromium taps START; page-result goes back to the guest
+while kill -0 "$QEMU" 2>/dev/null; do
+  if [ -f "$SHARE/gateway-ready" ] && [ ! -f "$SHARE/page-result" ]; then
+    pin=$(sed -n 's/^PIN=//p' "$SHARE/gateway-ready")
+    echo "page check: Chromium against http://127.0.0.1:$PORT (log: $LOGS/system-vm-page.log)"
+    timeout --kill-after=10 360 python3 "$HERE/page_check.py" --origin "http://127.0.0.1:$PORT" --pin "$pin" \
+      --result "$SHARE/page-result" > "$LOGS/system-vm-page.log" 2>&1
+    tail -1 "$LOGS/system-vm-page.log"
+    [ -f "$SHARE/page-result" ] || printf 'PAGE_STATUS=FAIL\nPAGE_TEXT="page_check.py wrote no result"\n' > "$SHARE/page-result"
+  fi
+  sleep 1
+done
+wait "$QEMU"; q=$?
 set -e
 [ $q -eq 124 ] || [ $q -eq 137 ] && echo "qemu killed after ${VM_TIMEOUT:-1500}s (timeout)"
 stage done
@@ -160,7 +212,7 @@ stage done
 # ---- results ------------------------------------------------------------------------------
 SUMMARY_DONE=1
 passed=0 failed=0 missing=0
-for n in 1 2 3 4 5 6 7 8 9; do
+for n in $(seq 1 $CHECKS); do
   line=$(grep -E "^(PASS|FAIL) $n " "$SHARE/results" 2>/dev/null | tail -1 || true)
   if [ -z "$line" ]; then
     echo "MISSING $n the guest reported no result for check $n"; missing=$((missing + 1))

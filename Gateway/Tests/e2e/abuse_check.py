@@ -6,7 +6,7 @@ Checks: gateway and clock keep running; nothing changed the session (no state bu
 `running` in the frames file); nothing without the PIN got a 2xx from /api; display
 lateness p99 during the flood within FACTOR x idle (default 2, or `--factor`).
 
-    python3 Gateway/Tests/e2e/abuse_check.py [--seconds S] [--factor F]
+    python3 Gateway/Tests/e2e/abuse_check.py [--seconds S] [--factor F] [--fifo | --as-deployed]
 """
 import argparse
 import base64
@@ -19,7 +19,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rc_harness import Rig, wait_for  # noqa: E402
+from rc_harness import CLOCK_UNIT, GATEWAY_UNIT, Rig, describe_scheduling, unit_scheduling, wait_for  # noqa: E402
 
 
 def lateness_us(frames, start_t, end_t):
@@ -139,6 +139,8 @@ def main():
     parser.add_argument("--factor", type=float, default=2.0)
     parser.add_argument("--fifo", action="store_true",
                         help="run the clock at SCHED_FIFO priority 10 (chrt), as the unit's optional real-time setting does")
+    parser.add_argument("--as-deployed", action="store_true",
+                        help="run clock and gateway with their systemd units' CPUSchedulingPolicy/Priority and Nice")
     parser.add_argument("--slack-ms", type=float, default=0.0,
                         help="also pass when the flood's p99 is within idle p99 + this (a loaded machine's noise)")
     args = parser.parse_args()
@@ -146,8 +148,13 @@ def main():
     print(f"abuse check seed: {seed}")
     rng = random.Random(seed)
     prefix = ["chrt", "-f", "10"] if args.fifo else []
-    print("clock scheduling:", "SCHED_FIFO 10" if args.fifo else "SCHED_OTHER (default)")
-    with Rig(clock_args=["--events", "0:start"], clock_prefix=prefix) as rig:
+    gateway_prefix = []
+    if args.as_deployed:
+        prefix, gateway_prefix = unit_scheduling(CLOCK_UNIT), unit_scheduling(GATEWAY_UNIT)
+        print(f"as deployed: clock {describe_scheduling(prefix)}; gateway {describe_scheduling(gateway_prefix)}")
+    else:
+        print("clock scheduling:", "SCHED_FIFO 10" if args.fifo else "SCHED_OTHER (default)")
+    with Rig(clock_args=["--events", "0:start"], clock_prefix=prefix, gateway_prefix=gateway_prefix) as rig:
         cookie = rig.login()
         wait_for(lambda: any(f.get("state") == "running" for f in rig.frame_lines()), what="the countdown running")
         idle_from = max(f["t"] for f in rig.frame_lines())

@@ -10,8 +10,12 @@
                            state, received by a client standing in for the page
 
 Both read time.monotonic_ns() in this one process. Prints p50/p99/max of each.
+`--as-deployed` runs the clock and the gateway with their units' scheduling (systemd/
+roundclock.service, Gateway/systemd/roundclock-gateway.service: policy, priority, Nice=);
+this script itself stands for the phone (another device): run it under `chrt -f 20` to keep
+the machine's load out of the client's own wake-ups.
 
-    python3 Gateway/Tests/e2e/latency_bench.py [--taps N]
+    python3 Gateway/Tests/e2e/latency_bench.py [--taps N] [--as-deployed]
 """
 import argparse
 import http.client
@@ -26,7 +30,7 @@ import time
 import websocket
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rc_harness import Rig  # noqa: E402
+from rc_harness import CLOCK_UNIT, GATEWAY_UNIT, Rig, describe_scheduling, unit_scheduling  # noqa: E402
 
 
 def percentiles(values):
@@ -35,11 +39,24 @@ def percentiles(values):
     return f"p50 {pick(0.5) / 1e6:.2f} ms, p99 {pick(0.99) / 1e6:.2f} ms, max {values[-1] / 1e6:.2f} ms"
 
 
+def _own_policy():
+    """This process's policy as a `chrt` flag and priority."""
+    policy = os.sched_getscheduler(0)
+    flag = {os.SCHED_FIFO: "-f", os.SCHED_RR: "-r", os.SCHED_BATCH: "-b", os.SCHED_IDLE: "-i"}.get(policy, "-o")
+    return [flag, str(os.sched_getparam(0).sched_priority)]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--taps", type=int, default=200)
     parser.add_argument("--max-p99-ms", type=float, default=None, help="fail when either p99 is above this")
+    parser.add_argument("--as-deployed", action="store_true",
+                        help="run clock and gateway with their systemd units' CPUSchedulingPolicy/Priority and Nice")
     args = parser.parse_args()
+    clock_prefix = unit_scheduling(CLOCK_UNIT) if args.as_deployed else []
+    gateway_prefix = unit_scheduling(GATEWAY_UNIT) if args.as_deployed else []
+    print(f"clock: {describe_scheduling(clock_prefix)}; gateway: {describe_scheduling(gateway_prefix)}; "
+          f"this client: {describe_scheduling(['chrt', *_own_policy(), 'nice', '-n', str(os.nice(0))])}")
     fifo_dir = tempfile.mkdtemp(prefix="rc-latency-")
     fifo = os.path.join(fifo_dir, "frames.fifo")
     os.mkfifo(fifo)
@@ -65,7 +82,7 @@ def main():
                 frames.put((now, json.loads(line)))
 
     threading.Thread(target=read_frames, daemon=True).start()
-    with Rig(frames=fifo) as rig:
+    with Rig(frames=fifo, clock_prefix=clock_prefix, gateway_prefix=gateway_prefix) as rig:
         cookie = rig.login()
         messages = queue.Queue()
         live = websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/live", cookie=cookie, origin=rig.origin, timeout=30)

@@ -21,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 CLOCK = os.environ.get("ROUNDCLOCK", os.path.join(REPO, ".build", "debug", "roundclock"))
 GATEWAY = os.environ.get("ROUNDCLOCK_GATEWAY", os.path.join(REPO, "Gateway", ".build", "debug", "roundclock-gateway"))
+CLOCK_UNIT = os.path.join(REPO, "systemd", "roundclock.service")
+GATEWAY_UNIT = os.path.join(REPO, "Gateway", "systemd", "roundclock-gateway.service")
 PIN = "482913"
 CONFIG = f"""program = "countdown:5:00"
 [programs]
@@ -41,11 +43,41 @@ def wait_for(predicate, timeout=60.0, step=0.02, what="condition"):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def unit_scheduling(unit_file):
+    """The command prefix that runs a process with a unit's `CPUSchedulingPolicy=`,
+    `CPUSchedulingPriority=` and `Nice=` (systemd.exec(5)), as systemd starts it: `chrt` sets
+    the policy explicitly (SCHED_OTHER too, so a benchmark run under `chrt -f` does not pass its
+    own policy on), `nice -n` adds the unit's nice value to the caller's (run the benchmark at
+    nice 0, as systemd's manager is)."""
+    settings = {}
+    with open(unit_file) as f:
+        for line in f:
+            key, sep, value = line.strip().partition("=")
+            if sep and key in ("Nice", "CPUSchedulingPolicy", "CPUSchedulingPriority"):
+                settings[key] = value
+    policy = settings.get("CPUSchedulingPolicy", "other")
+    flag = {"other": "-o", "batch": "-b", "idle": "-i", "fifo": "-f", "rr": "-r"}[policy]
+    realtime = policy in ("fifo", "rr")
+    priority = settings.get("CPUSchedulingPriority", "1" if realtime else "0")
+    return ["chrt", flag, priority, "nice", "-n", settings.get("Nice", "0")]
+
+
+def describe_scheduling(prefix):
+    """`chrt -f 10 nice -n 0` -> 'SCHED_FIFO 10, nice 0' (for the benchmarks' output)."""
+    if not prefix:
+        return "inherited (the benchmark's own)"
+    names = {"-o": "SCHED_OTHER", "-b": "SCHED_BATCH", "-i": "SCHED_IDLE", "-f": "SCHED_FIFO", "-r": "SCHED_RR"}
+    policy = names[prefix[1]] + (f" {prefix[2]}" if prefix[1] in ("-f", "-r") else "")
+    return f"{policy}, nice {prefix[5]}"
+
+
 class Rig:
     """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
-    the directory); `clock_args` are added to `roundclock run`."""
+    the directory); `clock_args` are added to `roundclock run`; `clock_prefix` and `gateway_prefix` go before
+    each command (e.g. `unit_scheduling(CLOCK_UNIT)`)."""
 
-    def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False, clock_prefix=()):
+    def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False, clock_prefix=(),
+                 gateway_prefix=()):
         self.dir = tempfile.mkdtemp(prefix="rc-e2e-")
         self.tls = None
         if tls:
@@ -64,6 +96,7 @@ class Rig:
         os.mkdir(os.path.join(self.dir, "clock-state"))
         self.clock_args = list(clock_args)
         self.clock_prefix = list(clock_prefix)
+        self.gateway_prefix = list(gateway_prefix)
         self.clock = None
         self.gateway = None
         self.gateway_log = []
@@ -86,7 +119,7 @@ class Rig:
             self.clock.wait(timeout=60)
 
     def start_gateway(self):
-        args = [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
+        args = self.gateway_prefix + [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
                 "--state-dir", os.path.join(self.dir, "gateway-state")]
         self.gateway = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, text=True)

@@ -1,11 +1,11 @@
 #!/bin/bash
-# The nine checks of issue 12, run by vm-checks.service inside the system VM, as root, under
-# the VM's own systemd. Boot 1: install, checks 1-8 up to the reboot; boot 2: the rest of 8,
-# then 9. Each check writes "PASS n text" or "FAIL n text" to /mnt/share/results; the details
-# go to /mnt/share/details. See ../README.md.
+# The nine checks of issue 12 and the phone remote's two of issue 15 (gateway-checks.sh), run
+# by vm-checks.service inside the system VM, as root, under the VM's own systemd. Boot 1:
+# install, checks 1-8 up to the reboot; boot 2: the rest of 8, then 9, 10 and 11. Each check writes "PASS n text" or "FAIL n text" to
+# /mnt/share/results; the details go to /mnt/share/details. See ../README.md.
 set -u
 SHARE=/mnt/share
-. "$SHARE/config.sh"            # DEB UPGRADE_DEB VERSION UPGRADE_VERSION
+. "$SHARE/config.sh"            # DEB UPGRADE_DEB VERSION UPGRADE_VERSION GATEWAY_DEB
 PHASE_FILE=/var/lib/vm-checks/phase
 mkdir -p /var/lib/vm-checks
 RESULTS=$SHARE/results DETAILS=$SHARE/details
@@ -299,6 +299,8 @@ if [ "$PHASE" = 2 ]; then
   else
     fail 9 "upgrade rc $up_rc to '$ver' (--version '$bin'), config kept=$kept, restarted $pid -> $newpid, session shown: $survived; purge rc $purge_rc, left:$left, unit files $unit, blank $blank"
   fi
+  # ---- 10, 11. the phone remote: both packages, the page drives the clock (gateway-checks.sh)
+  . "$SHARE/gateway-checks.sh"
   echo 9 > "$PHASE_FILE"
 fi
 finish
