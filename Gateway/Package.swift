@@ -24,6 +24,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // Clocks in sync (issue 16): the group session message and one member's state
+        // machine, pure (no NIO, no Foundation): the gateway's GroupSyncService feeds it.
+        .target(name: "GroupSync", dependencies: [
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "RoundClockCore", package: "RoundClock"),
+        ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [
             .product(name: "ControlProtocol", package: "RoundClock"),
@@ -60,6 +67,11 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .testTarget(name: "GroupSyncTests", dependencies: [
+            "GroupSync",
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "TestSupport", package: "RoundClock"),
         ]),
     ],
     swiftLanguageModes: [.v6]
