@@ -35,11 +35,14 @@ public enum ControlCommand: Sendable, Hashable {
 }
 
 /// One request line: `{"command": "start"}`, `{"command": "program", "program": "tabata"}`,
-/// `{"command": "subscribe"}`.
+/// `{"command": "subscribe"}`, `{"command": "adopt", "token": 7, "session": {…}}`.
 public enum ControlRequest: Sendable, Hashable {
     case command(ControlCommand)
     /// The current state now, then one line per display change.
     case subscribe
+    /// Replace the session by another clock's (sync-contract section 1); `session` has no
+    /// `adopted`, and the state lines carry `token` as `adopted` until the session changes again.
+    case adopt(token: Int64, session: SessionShare)
 
     /// Reads one request line (without its newline). Errors are one line, for the reply.
     public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
@@ -52,7 +55,7 @@ public enum ControlRequest: Sendable, Hashable {
         guard let members = value.members else { throw ControlError("a request is a JSON object, like {\"command\": \"start\"}") }
         guard let command = value["command"] else { throw ControlError("missing \"command\"") }
         guard let word = command.string else { throw ControlError("\"command\" must be a string") }
-        let allowed = word == "program" ? ["command", "program"] : ["command"]
+        let allowed = word == "program" ? ["command", "program"] : word == "adopt" ? ["command", "token", "session"] : ["command"]
         if let extra = members.first(where: { !allowed.contains($0.key) }) {
             throw ControlError("unknown member \(JSONValue.quoted(extra.key)) for \(JSONValue.quoted(word))")
         }
@@ -68,6 +71,10 @@ public enum ControlRequest: Sendable, Hashable {
             guard let program = value["program"] else { throw ControlError("\"program\" needs a \"program\": a name or a DSL line") }
             guard let spec = program.string, !spec.isEmpty else { throw ControlError("\"program\" must be a non-empty string") }
             return .command(.program(spec))
+        case "adopt":
+            guard let token = value["token"] else { throw ControlError("\"adopt\" needs a \"token\": a whole number from 0 to \(Int64.max)") }
+            guard let session = value["session"] else { throw ControlError("\"adopt\" needs a \"session\" object") }
+            return .adopt(token: try SessionShare.token(token, name: "\"token\""), session: try SessionShare.parse(session, withAdopted: false))
         default:
             let known = (ControlCommand.words + ["subscribe"]).joined(separator: ", ")
             throw ControlError("unknown command \(JSONValue.quoted(word)) (known: \(known))")
@@ -83,6 +90,9 @@ public enum ControlRequest: Sendable, Hashable {
     public var line: String {
         var members = [JSONMember("command", .string(word))]
         if case .command(.program(let spec)) = self { members.append(JSONMember("program", .string(spec))) }
+        if case .adopt(let token, let session) = self {
+            members += [JSONMember("token", .int(token)), JSONMember("session", session.json(withAdopted: false))]
+        }
         return JSONValue.object(members).encoded
     }
 
@@ -90,6 +100,7 @@ public enum ControlRequest: Sendable, Hashable {
         switch self {
         case .command(let command): command.word
         case .subscribe: "subscribe"
+        case .adopt: "adopt"
         }
     }
 }

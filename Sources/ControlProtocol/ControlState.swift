@@ -16,6 +16,9 @@ public struct ControlState: Sendable, Hashable {
     public var brightness: Int
     /// Each panel's role and the text it shows (decoded from its RAM), in the board's order.
     public var panels: [Panel]
+    /// The stored session (sync-contract section 1); `nil` only on lines of a clock that
+    /// does not share it (written without the member).
+    public var session: SessionShare?
 
     public struct Panel: Sendable, Hashable {
         public var role: String
@@ -26,7 +29,8 @@ public struct ControlState: Sendable, Hashable {
         }
     }
 
-    public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel]) {
+    public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel],
+                session: SessionShare? = nil) {
         self.state = state
         self.phase = phase
         self.round = round
@@ -34,21 +38,25 @@ public struct ControlState: Sendable, Hashable {
         self.program = program
         self.brightness = brightness
         self.panels = panels
+        self.session = session
     }
 
     public var json: JSONValue {
-        .object([
+        var members: [JSONMember] = [
             JSONMember("state", .string(state)), JSONMember("phase", .string(phase)),
             JSONMember("round", .int(round)), JSONMember("rounds", .int(rounds)),
             JSONMember("program", .string(program)), JSONMember("brightness", .int(brightness)),
             JSONMember("panels", .object(panels.map { JSONMember($0.role, .string($0.text)) })),
-        ])
+        ]
+        if let session { members.append(JSONMember("session", session.json())) }
+        return .object(members)
     }
 
     /// The state as its line (without the newline).
     public var line: String { json.encoded }
 
-    /// Reads a state line (for clients); `nil` if it is not one.
+    /// Reads a state line (for clients); `nil` if it is not one (also when its `session`
+    /// is malformed: `SessionShare.parse` says why).
     public static func parse(_ line: String) -> ControlState? {
         guard let value = try? JSONParser(maxBytes: 64 * 1024).parse(line),
               let state = value["state"]?.string, let phase = value["phase"]?.string,
@@ -60,6 +68,12 @@ public struct ControlState: Sendable, Hashable {
             guard let text = member.value.string else { return nil }
             panels.append(Panel(role: member.key, text: text))
         }
-        return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness, panels: panels)
+        var session: SessionShare?
+        if let value = value["session"] {
+            guard let share = try? SessionShare.parse(value, withAdopted: true) else { return nil }
+            session = share
+        }
+        return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness,
+                            panels: panels, session: session)
     }
 }

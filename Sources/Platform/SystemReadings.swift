@@ -72,3 +72,81 @@ public enum ClockSync {
         access(flag, F_OK) == 0
     }
 }
+
+/// What the kernel and systemd-timesyncd say about the wall clock, for the log line of each
+/// `adopt` (issue 16: clocks in sync are only as close as their wall clocks).
+public struct ClockSyncState: Sendable, Hashable, CustomStringConvertible {
+    /// `ClockSync.timesyncFlag` exists.
+    public var timesyncFlag: Bool
+    /// adjtimex(2) read-only (`modes` 0): `STA_UNSYNC` clear and the state not `TIME_ERROR`;
+    /// `nil` when the call is refused (the unit's `ProtectClock=yes` denies the `@clock`
+    /// system calls with EPERM).
+    public var kernelSynchronized: Bool?
+    /// adjtimex(2)'s `maxerror` (microseconds in `struct timex`): the kernel's bound on the
+    /// wall clock's error, grown by 500 ppm a second since the NTP daemon last set it.
+    public var maxError: Duration?
+
+    public init(timesyncFlag: Bool, kernelSynchronized: Bool?, maxError: Duration?) {
+        self.timesyncFlag = timesyncFlag
+        self.kernelSynchronized = kernelSynchronized
+        self.maxError = maxError
+    }
+
+    public var synchronized: Bool { timesyncFlag || kernelSynchronized == true }
+
+    public var description: String {
+        var text = synchronized ? "wall clock synchronized" : "wall clock NOT synchronized"
+        if let maxError {
+            let micros = maxError.wholeMicroseconds
+            text += ", max error \(micros / 1000).\(String(1000 + micros % 1000).dropFirst()) ms"
+        } else {
+            text += ", max error unknown (adjtimex(2) refused)"
+        }
+        return text
+    }
+}
+
+extension ClockSync {
+    /// `STA_UNSYNC` in `struct timex`'s `status` (<linux/timex.h>).
+    static let statusUnsynchronized: Int32 = 0x0040
+    /// `TIME_ERROR`, adjtimex(2)'s return for an unsynchronized clock (<linux/timex.h>).
+    static let timeError: Int32 = 5
+
+    /// The wall clock's sync state now: the timesyncd flag and a read-only adjtimex(2).
+    public static func state(flag: String = timesyncFlag) -> ClockSyncState {
+        let flagged = isSynchronized(flag: flag)
+        guard let kernel = kernelState() else { return ClockSyncState(timesyncFlag: flagged, kernelSynchronized: nil, maxError: nil) }
+        return ClockSyncState(timesyncFlag: flagged, kernelSynchronized: kernel.synchronized, maxError: kernel.maxError)
+    }
+
+    /// adjtimex(2) with `modes` 0 (reads only). Glibc's Swift module does not carry
+    /// <sys/timex.h>, so the function is looked up with dlsym(3) and `struct timex` read from
+    /// its 64-bit Linux layout (<bits/timex.h>: `modes` int at 0, `maxerror` long at 24,
+    /// `status` int at 40; 208 bytes). `nil` where that layout does not hold or the call fails.
+    static func kernelState() -> (synchronized: Bool, maxError: Duration)? {
+        #if (arch(x86_64) || arch(arm64)) && os(Linux)
+        typealias AdjustTime = @convention(c) (UnsafeMutableRawPointer) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }
+        let adjtimex = unsafeBitCast(symbol, to: AdjustTime.self)
+        var buffer = [UInt8](repeating: 0, count: 256)
+        return buffer.withUnsafeMutableBytes { raw -> (Bool, Duration)? in
+            guard let base = raw.baseAddress else { return nil }
+            let result = adjtimex(base)
+            guard result >= 0 else { return nil }
+            let maxError = raw.load(fromByteOffset: 24, as: Int.self)
+            let status = raw.load(fromByteOffset: 40, as: Int32.self)
+            return (status & statusUnsynchronized == 0 && result != timeError, .microseconds(Int64(maxError)))
+        }
+        #else
+        return nil
+        #endif
+    }
+}
+
+extension Duration {
+    /// Whole microseconds, truncated towards zero (from `components`: durations here are
+    /// clock errors, far inside `Int64` seconds).
+    var wholeMicroseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+    }
+}

@@ -15,6 +15,9 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
     /// shows the count).
     case countRound
     case program(String)
+    /// The session replaced by another clock's (the control socket's `adopt`, issue 16);
+    /// the text says which and how it was mapped, for the log line.
+    case adopt(String)
     public var description: String {
         switch self {
         case .start: "start"
@@ -25,6 +28,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
         case .skip: "skip"
         case .countRound: "round counted"
         case .program(let name): "program \(name)"
+        case .adopt(let note): "adopt \(note)"
         }
     }
 }
@@ -33,7 +37,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
 /// their meaning, buzzer signals, the face, and when anything next happens.
 /// The service only feeds it instants and button edges and carries out what it returns.
 public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
-    public private(set) var session: Session<Instant>
+    public internal(set) var session: Session<Instant>
     /// Programs MODE cycles through.
     public let catalog: [Program]
     /// Boards without a MODE button cycle programs with a long STOP while ready.
@@ -56,16 +60,16 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// due: a clock coming up after a slot does not start that class late).
     var classStartsArmed = false
     /// Last button edge or command: the start of the idle time.
-    private var lastActivity: Instant?
-    private var trackers: [Button: ButtonTracker<Instant>] = [:]
+    var lastActivity: Instant?
+    var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
     /// MODE went down while running or paused: held, it skips; released early in an AMRAP
     /// work phase, it counts a round. Decided at press-down, like STOP.
     private var modePressedWhileActive = false
     /// Rounds counted with MODE in this session (AMRAP); back to 0 on start, reset, program.
-    public private(set) var countedRounds = 0
+    public internal(set) var countedRounds = 0
     /// Index into `program.signals` of the next signal to fire.
-    private var signalCursor = 0
+    var signalCursor = 0
     /// Latest instant processed; events before it are treated as happening at it.
     public private(set) var processedUntil: Instant?
 
@@ -163,6 +167,9 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             guard let next = catalog.first(where: { $0.name == name }) ?? (try? ProgramSpec.parse(name)) else { return out }
             select(next)
             changed = true
+        case .adopt:
+            // Not a command: `adopt(_:at:note:)` replaces the session.
+            return out
         }
         if changed {
             lastActivity = now

@@ -9,7 +9,7 @@ public enum SessionState: String, Sendable, Hashable {
 /// accumulate into drift.
 ///
 /// Generic over the clock's instant: real runs use a monotonic clock, tests a virtual one.
-public struct Session<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration, Instant: Sendable {
+public struct Session<Instant: InstantProtocol>: Sendable, Hashable where Instant.Duration == Duration, Instant: Sendable {
     public let program: Program
     /// Running time accumulated before the current run (or in total while paused), kept
     /// within `0 ... TimeLimits.maximumElapsed` whatever a caller (a state file) hands in.

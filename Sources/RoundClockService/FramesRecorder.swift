@@ -20,6 +20,9 @@ public final class FramesRecorder: LoopObserver {
     public let decimals: Int
     private let file: Mutex<TextFile>
     private let last = Mutex([PanelRole: PanelReadout]())
+    /// Added to every `t`: zero (seconds since the start), or with `run --frames-clock
+    /// monotonic` the start's CLOCK_MONOTONIC reading (`countFrom`).
+    private let origin = Mutex(Duration.zero)
 
     /// Opens (truncates) `path` for writing; `-` is standard output (see `TextFile`).
     public init(path: String, decimals: Int) throws(SystemError) {
@@ -27,7 +30,14 @@ public final class FramesRecorder: LoopObserver {
         self.file = Mutex(try TextFile(writingTo: path))
     }
 
-    public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
+    /// From now on `t` is `origin` + the time since the start (`run --frames-clock monotonic`:
+    /// CLOCK_MONOTONIC, so the frames of several clocks on one host compare).
+    public func countFrom(_ origin: Duration) {
+        self.origin.withLock { $0 = origin }
+    }
+
+    public func committed(_ face: Face, panels: [PanelReadout], status: Status, at since: Duration) {
+        let t = since + origin.withLock { $0 }
         let changed = last.withLock { last in
             panels.filter { panel in
                 defer { last[panel.role] = panel }
@@ -37,8 +47,9 @@ public final class FramesRecorder: LoopObserver {
         write(changed.map { Self.panelLine(t: t, decimals: decimals, panel: $0, status: status) + "\n" }.joined())
     }
 
-    public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
+    public func occurred(_ occurrence: LoopOccurrence, at since: Duration) {
         guard case .signal(let signal) = occurrence else { return }
+        let t = since + origin.withLock { $0 }
         write("{\"t\": \(t.formattedSeconds(decimals: decimals)), \"signal\": \"\(signal.rawValue)\"}\n")
     }
 

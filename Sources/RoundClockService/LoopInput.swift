@@ -6,12 +6,31 @@ import RoundClockCore
 public enum LoopInput<Instant: InstantProtocol & Sendable>: Sendable, Hashable where Instant.Duration == Duration {
     case button(ButtonEvent<Instant>)
     case command(ControlCommand, at: Instant)
+    /// The control socket's `adopt`: a session mapped onto the loop's clock on arrival.
+    case adopt(AdoptedSession<Instant>, at: Instant)
 
     public var at: Instant {
         switch self {
         case .button(let event): event.at
         case .command(_, let at): at
+        case .adopt(_, let at): at
         }
+    }
+}
+
+/// An `adopt` command as the loop takes it: the session already mapped onto its clock
+/// (`SessionAdoption.session`, the clocks read once, on arrival), what was adopted (shared
+/// verbatim in the state lines, `adopted` = the token, until the session changes again), and
+/// the log line's text (token, wall clock sync state).
+public struct AdoptedSession<Instant: InstantProtocol & Sendable>: Sendable, Hashable where Instant.Duration == Duration {
+    public var session: Session<Instant>
+    public var share: SessionShare
+    public var note: String
+
+    public init(session: Session<Instant>, share: SessionShare, note: String) {
+        self.session = session
+        self.share = share
+        self.note = note
     }
 }
 
@@ -24,6 +43,7 @@ extension Controller {
         switch input {
         case .button(let event): return handle(event)
         case .command(let command, let at): return carry(command, at: at)
+        case .adopt(let adopted, let at): return adopt(adopted.session, at: at, note: adopted.note)
         }
     }
 

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Panels
 import RoundClockCore
 
@@ -64,6 +65,10 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// Called with the session after every turn in which an action changed it (persistence:
     /// `StateSaver.save`). Not called for the passage of time.
     public let sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
+    /// Called on the first turn and on every turn that changed the session, before that
+    /// turn's display commit, with the session, the `adopt` that made it (`nil` for any other
+    /// change) and the turn's status: the control socket's `session` (`ControlStateObserver.share`).
+    public let sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)?
 
     public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
                 display: any FaceDisplay, observer: any LoopObserver,
@@ -71,7 +76,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 stop: StopCondition<C.Instant>, endWhenIdle: Bool = false,
                 script: [ButtonEvent<C.Instant>] = [],
                 heartbeat: LoopHeartbeat<C.Instant>? = nil,
-                sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)? = nil) {
+                sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)? = nil,
+                sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil) {
         self.clock = clock
         self.start = start
         self.inbox = inbox
@@ -82,6 +88,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         self.endWhenIdle = endWhenIdle
         self.heartbeat = heartbeat
         self.sessionChanged = sessionChanged
+        self.sessionShared = sessionShared
         self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
@@ -130,6 +137,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         // (every byte was just written), but it starts the check period, so the next one, an
         // interval later, can already read a byte written at start-up and not since.
         var checkDue = checkInterval.map { _ in clock.now }
+        var sessionTracker = SessionChangeTracker<C.Instant>()
         while !Task.isCancelled {
             let now = clock.now
             heartbeat?.turnStarted(at: now)
@@ -162,14 +170,21 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             precomputed = nil
             var occurrences = carried
             carried = []
-            for input in inputs.sorted(by: { $0.at < $1.at }) { occurrences += controller.apply(input) }
+            sessionTracker.passed(controller.session)
+            for input in inputs.sorted(by: { $0.at < $1.at }) {
+                occurrences += controller.apply(input)
+                sessionTracker.applied(input, session: controller.session)
+            }
             occurrences += controller.advance(to: now)
             occurrences += controller.startOnSchedule(at: now, wallTime: wallTime(now))
+            sessionTracker.passed(controller.session)
 
             // Face, status and next deadline from one snapshot and one wall time reading (the
             // controller does not change again this turn).
             let view = controller.view(at: now, wallTime: wallTime(now))
             let face = view.face
+            let sharing = sessionTracker.take()
+            if sharing.share, let sessionShared { sessionShared(controller.session, sharing.adopted, view.status) }
             // At most one display attempt per turn: after a failed fast one, wait for the retry.
             if !attemptFailed, face != attempted || retryAt.map({ $0 <= now }) == true {
                 await attempt(face, status: view.status)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlProtocol
 import I2C
 import Logging
 import Panels
@@ -40,6 +41,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     var heartbeat: LoopHeartbeat<C.Instant>? = nil
     /// Where the session is kept; `nil`: not kept.
     var persistence: Persistence? = nil
+    /// Told the session on the loop's first turn and at every change (`RenderLoop.sessionShared`).
+    var sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
     /// signals due then are reported with the loop's first turn, as for a START press at t = 0.
     var autostart = false
@@ -88,7 +91,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
             clock: clock, start: start, inbox: inbox, display: Board(board: display), observer: Observers(members: observers),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
             script: presses.flatMap { $0.edges(from: start) },
-            heartbeat: heartbeat, sessionChanged: saveOnChange)
+            heartbeat: heartbeat, sessionChanged: saveOnChange, sessionShared: sessionShared)
         return Assembled(display: display, controller: controller, pending: pending, loop: loop, saver: saver)
     }
 

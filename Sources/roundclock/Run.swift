@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import ControlProtocol
 import I2C
 import LinuxHardware
 import Logging
@@ -51,6 +52,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Fixed brightness 0-15, overriding the config's day/night schedule.", transform: Run.brightnessLevel)
     var brightness: Int?
+
+    @Option(help: "The frames file's t: start (seconds since the start) or monotonic (CLOCK_MONOTONIC seconds, to compare clocks on one host; not with --virtual).")
+    var framesClock: FramesClock = .start
 
     @Option(help: "Listen for remote commands on this Unix socket (default under systemd: $RUNTIME_DIRECTORY/control.sock; else none).")
     var control: String?
@@ -109,19 +113,35 @@ struct Run: AsyncParsableCommand {
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
         let notifier = SystemdNotifier.fromEnvironment()
         let recorder = setup.recorder
+        if framesClock == .monotonic {
+            // CLOCK_MONOTONIC at `start`: read next to the run's clock, so t = origin + (now - start).
+            recorder?.countFrom(SystemReadings.clockReading(CLOCK_MONOTONIC) - start.duration(to: clock.now))
+        }
         var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
         let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
         if let terminal { members.append(terminal) }
-        let control = try controlServer(config: setup.config, inbox: inbox, clock: clock, logger: logger)
-        if let control { members.append(ControlStateObserver(hub: control.hub)) }
+        // Virtual time: CLOCK_REALTIME read once now and moved with the run's clock.
+        let clocks = virtual ? SessionClocks.advancing(with: clock, from: start, realtimeAtStart: SystemReadings.clockReading(CLOCK_REALTIME))
+                             : SessionClocks.system(clock)
+        let control = try controlServer(config: setup.config, inbox: inbox, clock: clock, clocks: clocks, logger: logger)
+        let controlState = control.map { ControlStateObserver(hub: $0.hub) }
+        if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()
+        // The session on every state line: an adopted one verbatim, else mapped once per change.
+        var sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)?
+        if let controlState {
+            sessionShared = { session, adopted, status in
+                controlState.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status)
+            }
+        }
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
             persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
+            sessionShared: sessionShared,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (loop, saver) = (assembled.loop, assembled.saver)
@@ -167,4 +187,12 @@ struct Run: AsyncParsableCommand {
         // systemd restarts the service (Restart=on-failure).
         if failed { throw ExitCode(ExitStatus.software) }
     }
+}
+
+/// `run --frames-clock`: what the frames file's `t` counts (README "Frames file").
+enum FramesClock: String, ExpressibleByArgument, CaseIterable {
+    /// Seconds since the start of the run.
+    case start
+    /// CLOCK_MONOTONIC in seconds (6 decimals): comparable across processes on one host.
+    case monotonic
 }

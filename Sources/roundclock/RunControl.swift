@@ -24,14 +24,24 @@ extension Run {
     /// The control socket's server, listening (README "Control socket"): commands go into
     /// `inbox` stamped with `clock`'s now, `program` checked against the config. A socket
     /// that cannot be set up is one line and exit 73, like the frames file.
-    func controlServer<C: Clock & Sendable>(config: Config, inbox: ButtonInbox<C.Instant>, clock: C, logger: Logger) throws -> ControlServer?
+    /// `adopt` maps anchors through `clocks` (`SessionAdopter`).
+    func controlServer<C: Clock & Sendable>(config: Config, inbox: ButtonInbox<C.Instant>, clock: C, clocks: SessionClocks<C.Instant>,
+                                            logger: Logger) throws -> ControlServer?
     where C.Duration == Duration, C.Instant: Sendable {
         guard let path = controlPath() else { return nil }
+        let adopter = SessionAdopter<C.Instant>(
+            clocks: clocks,
+            resolve: { spec in
+                config.resolveProgram(spec).map { .success($0) }
+                    ?? .failure(ControlError(Self.whyNotRunnable(spec, config: config) ?? "unknown program \(spec)"))
+            },
+            post: inbox.post)
         do {
             let hub = try ControlHub()
             return try ControlServer(
                 path: path, hub: hub, logger: logger,
                 checkProgram: { spec in Self.whyNotRunnable(spec, config: config) },
+                adopt: { token, share in adopter.adopt(token: token, share: share) },
                 post: { command in inbox.post(command, at: clock.now) })
         } catch {
             printError("control socket: \(error)")

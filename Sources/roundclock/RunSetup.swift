@@ -30,6 +30,10 @@ extension Run {
     func setup() throws -> Setup {
         guard session.events == nil || simulate else { throw ValidationError("--events works only with --simulate; real buttons come from GPIO") }
         guard !virtual || simulate else { throw ValidationError("--virtual works only with --simulate; real panels and buttons run in real time") }
+        guard framesClock == .start || !virtual else {
+            throw ValidationError("--frames-clock monotonic works only in real time; --virtual has no CLOCK_MONOTONIC to count")
+        }
+        guard framesClock == .start || session.frames != nil else { throw ValidationError("--frames-clock needs --frames") }
         guard wallTime == nil || simulate else { throw ValidationError("--wall-time works only with --simulate; on real hardware the wall clock is the system's") }
         guard !virtual || session.until != nil || session.events != nil else {
             throw ValidationError("--virtual needs --until or --events: a run in virtual time must have an end")

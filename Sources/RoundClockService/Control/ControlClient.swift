@@ -13,10 +13,15 @@ struct ControlClient {
     /// How much of `output` has been sent.
     var sent = 0
     var subscribed = false
+    /// `adopt`s posted and not yet answered: a client that closed its sending side waits for them.
+    var adoptsWaiting = 0
     /// The client closed its end: send what is pending, then close.
     var closing = false
 
     var pending: Int { output.count - sent }
+
+    /// Closed its sending side and has nothing more coming: it can be let go.
+    var done: Bool { closing && pending == 0 && !subscribed && adoptsWaiting == 0 }
 
     /// Splits `bytes` into complete lines for `handle`; keeps the unfinished one. A line
     /// longer than the limit is answered once, by `tooLong`, and skipped.

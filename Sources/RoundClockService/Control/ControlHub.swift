@@ -18,6 +18,8 @@ public final class ControlHub: Sendable {
         var queued: [ControlState] = []
         var subscribers = 0
         var stopping = false
+        /// `adopt` commands the loop has carried out since the socket thread last looked.
+        var adoptsApplied = 0
     }
     private let shared = Mutex(Shared())
     let wake: WakeEvent
@@ -56,11 +58,22 @@ public final class ControlHub: Sendable {
         shared.withLock { $0.subscribers -= 1 }
     }
 
-    /// The states published since the last call, oldest first, and whether to stop.
-    func take() -> (states: [ControlState], stopping: Bool) {
+    /// The loop carried out the oldest `adopt` not yet answered (render loop thread): the
+    /// socket thread answers its client `{"ok": true}`, after the state lines before it.
+    public func adoptApplied() {
+        shared.withLock { $0.adoptsApplied += 1 }
+        wake.signal()
+    }
+
+    /// The states published since the last call, oldest first, whether to stop, and how many
+    /// `adopt`s were carried out since.
+    func take() -> (states: [ControlState], stopping: Bool, adoptsApplied: Int) {
         shared.withLock { s in
-            defer { s.queued.removeAll(keepingCapacity: true) }
-            return (s.queued, s.stopping)
+            defer {
+                s.queued.removeAll(keepingCapacity: true)
+                s.adoptsApplied = 0
+            }
+            return (s.queued, s.stopping, s.adoptsApplied)
         }
     }
 
@@ -72,13 +85,31 @@ public final class ControlHub: Sendable {
 }
 
 /// Turns the loop's commits into display states for the hub: the status, the program,
-/// the brightness and each panel's text, in the board's order; publishes one when any of
-/// them changed.
+/// the brightness, each panel's text, in the board's order, and the shared session
+/// (`share`); publishes one when any of them changed. A session change that no commit
+/// follows (an `adopt` of the session shown, a pause whose face stays) is published when the
+/// loop reports its action, right after the turn's commit.
 public final class ControlStateObserver: LoopObserver {
     private let hub: ControlHub
-    private let last = Mutex<(order: [PanelRole], texts: [PanelRole: String], state: ControlState?)>(([], [:], nil))
+    private struct Last {
+        var order: [PanelRole] = []
+        var texts: [PanelRole: String] = [:]
+        var state: ControlState?
+        var session: SessionShare?
+        /// The status of the turn that last changed the session.
+        var status: Status?
+    }
+    private let last = Mutex(Last())
 
     public init(hub: ControlHub) { self.hub = hub }
+
+    /// The session as shared from now on (the render loop, before its turn's commit).
+    public func share(_ session: SessionShare, status: Status) {
+        last.withLock {
+            $0.session = session
+            $0.status = status
+        }
+    }
 
     public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
         let changed = last.withLock { last -> ControlState? in
@@ -86,16 +117,27 @@ public final class ControlStateObserver: LoopObserver {
                 if last.texts[panel.role] == nil { last.order.append(panel.role) }
                 last.texts[panel.role] = panel.text
             }
-            let state = ControlState(
-                state: status.state.rawValue, phase: status.phase.rawValue, round: status.round, rounds: status.rounds,
-                program: status.program, brightness: Int(panels.first?.brightness ?? UInt8(last.state?.brightness ?? 0)),
-                panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") })
-            guard state != last.state else { return nil }
-            last.state = state
-            return state
+            last.status = status
+            return Self.state(&last, brightness: panels.first.map { Int($0.brightness) })
         }
         if let changed { hub.publish(changed) }
     }
 
-    public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {}
+    public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
+        guard case .action(let action) = occurrence else { return }
+        if let changed = last.withLock({ $0.state == nil ? nil : Self.state(&$0, brightness: nil) }) { hub.publish(changed) }
+        if case .adopt = action { hub.adoptApplied() }
+    }
+
+    /// The state from `last`, if it differs from the one published last (then it is that one now).
+    private static func state(_ last: inout Last, brightness: Int?) -> ControlState? {
+        guard let status = last.status else { return nil }
+        let state = ControlState(
+            state: status.state.rawValue, phase: status.phase.rawValue, round: status.round, rounds: status.rounds,
+            program: status.program, brightness: brightness ?? last.state?.brightness ?? 0,
+            panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") }, session: last.session)
+        guard state != last.state else { return nil }
+        last.state = state
+        return state
+    }
 }

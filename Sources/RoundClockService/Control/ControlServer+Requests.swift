@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ControlProtocol
 import Platform
+import Synchronization
 
 extension ControlServer {
     /// Reads what `client` sent (up to 4 chunks a turn, so one flooding client cannot hold
@@ -65,9 +66,36 @@ extension ControlServer {
             }
             post(.program(spec))
             client.queue(ControlReply.ok.line)
+        case .adopt(let token, let session):
+            // Through the render loop's inbox, ordered with the buttons; answered `ok` once the
+            // loop has replaced the session (`answerAdopts`), after the state lines that show it.
+            waitingAdopts.withLock { $0.append(client.id) }
+            if let why = adopt(token, session) {
+                waitingAdopts.withLock { _ = $0.removeLast() }
+                client.queue(ControlReply.failed(why).line)
+            } else {
+                client.adoptsWaiting += 1
+            }
         case .command(let command):
             post(command)
             client.queue(ControlReply.ok.line)
+        }
+    }
+
+    /// Answers `{"ok": true}` to the clients of the `count` oldest `adopt`s, now carried out
+    /// (a client gone since is skipped); one whose socket fails is added to `dropped`.
+    func answerAdopts(_ count: Int, clients: inout [ControlClient], dropped: inout [Int]) {
+        let ids = waitingAdopts.withLock { waiting -> ArraySlice<Int> in
+            let done = waiting.prefix(count)
+            waiting.removeFirst(done.count)
+            return done
+        }
+        for id in ids {
+            guard let index = clients.firstIndex(where: { $0.id == id && $0.fd >= 0 }) else { continue }
+            clients[index].adoptsWaiting -= 1
+            clients[index].queue(ControlReply.ok.line)
+            flush(&clients[index])
+            if clients[index].fd < 0 || clients[index].done { dropped.append(index) }
         }
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import ControlProtocol
 import Logging
 import Platform
+import Synchronization
 
 /// The control socket's server (README "Control socket"): one thread of its own, blocked in
 /// poll(2) on the listening socket, the clients and the hub's eventfd; never the render
@@ -20,12 +21,19 @@ public final class ControlServer: Sendable {
     let post: @Sendable (ControlCommand) -> Void
     /// Why a `program` command's program cannot be run (`nil`: it can).
     let checkProgram: @Sendable (String) -> String?
+    /// Checks an `adopt` (token, session), maps it and posts it to the render loop's inbox;
+    /// returns why it was refused (`nil`: posted). See `SessionAdopter`.
+    let adopt: @Sendable (Int64, SessionShare) -> String?
+    /// The ids of the clients whose `adopt` was posted and not yet carried out, oldest first
+    /// (the loop carries them out in that order; socket thread only).
+    let waitingAdopts = Mutex<[Int]>([])
 
     /// Listens at `path` (a stale socket replaced), mode 0660, group `ControlLimits.group`
     /// when it exists (if it cannot be given that group, logged: the clock runs on).
     /// Connections wait in the backlog until `start`.
     public init(path: String, hub: ControlHub, logger: Logger,
                 checkProgram: @escaping @Sendable (String) -> String?,
+                adopt: @escaping @Sendable (Int64, SessionShare) -> String? = { _, _ in "adopt: this clock does not adopt sessions" },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
         let (fd, group) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
         self.path = path
@@ -34,6 +42,7 @@ public final class ControlServer: Sendable {
         self.logger = logger
         self.post = post
         self.checkProgram = checkProgram
+        self.adopt = adopt
         switch group {
         case .success(let grouped):
             logger.info("control socket \(path) (mode 0660\(grouped ? ", group \(ControlLimits.group)" : ""))")
@@ -91,12 +100,15 @@ public final class ControlServer: Sendable {
                 // it subscribed (`socat` half-closes after its request): then until it hangs up.
                 let client = clients[index]
                 let hungUp = client.closing && revents & (POLLHUP | POLLERR) != 0
-                if client.fd < 0 || hungUp || (client.closing && client.pending == 0 && !client.subscribed) { dropped.append(index) }
+                if client.fd < 0 || hungUp || client.done { dropped.append(index) }
             }
+            var adoptsApplied = 0
             if fds[0].revents != 0 {
                 hub.wake.clear()
-                let (states, stopping) = hub.take()
-                if stopping { return }
+                let taken = hub.take()
+                if taken.stopping { return }
+                let states = taken.states
+                adoptsApplied = taken.adoptsApplied
                 let lines = states.map(\.line)
                 for index in clients.indices where clients[index].subscribed && clients[index].fd >= 0 {
                     for line in lines { clients[index].queue(line) }
@@ -109,6 +121,7 @@ public final class ControlServer: Sendable {
                     }
                 }
             }
+            if adoptsApplied > 0 { answerAdopts(adoptsApplied, clients: &clients, dropped: &dropped) }
             for index in Set(dropped).sorted(by: >) {
                 if clients[index].fd >= 0 { close(clients[index].fd) }
                 if clients[index].subscribed { hub.unsubscribe() }

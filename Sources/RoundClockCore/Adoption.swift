@@ -1,0 +1,64 @@
+/// A session handed over whole by another clock (the control socket's `adopt`, issue 16,
+/// sync-contract section 1): its program, running time before the last pause, and for a
+/// running one the anchor as a CLOCK_REALTIME instant, mapped once onto this clock's
+/// monotonic instants. Pure; the service reads the clocks.
+public enum SessionAdoption {
+    /// The latest anchor accepted, ahead of this clock's wall time: 24 h (a group start
+    /// scheduled a little ahead, or a member's wall clock slightly behind, is fine; more is a
+    /// broken clock).
+    public static let latestAnchorAhead: Duration = .seconds(24 * 3600)
+
+    /// An anchor at most this far in the past rings what the originating clock rang for the
+    /// transition (a group START rings the start bell on every member); an older one (a member
+    /// joining late) rings nothing for what already passed.
+    public static let ringWindow: Duration = .seconds(1)
+
+    /// The session running since `anchorRealtime` (or paused/ready when `nil`) on a clock
+    /// reading `now` while CLOCK_REALTIME read `realtime` (read back to back):
+    /// anchor = now − (realtime − anchorRealtime). Clamped as `ResumeDecision` does: the time
+    /// since the anchor is cut so the total stays within `TimeLimits.maximumElapsed`, so no
+    /// instant is moved further and no later arithmetic overflows (a timed program long over
+    /// is simply finished).
+    public static func session<Instant>(program: Program, elapsedBefore: Duration, anchorRealtime: Duration?,
+                                        realtime: Duration, now: Instant) -> Session<Instant> {
+        let before = min(max(elapsedBefore, .zero), TimeLimits.maximumElapsed)
+        guard let anchorRealtime else { return Session(program: program, elapsedBefore: before) }
+        let since = min(max(realtime - anchorRealtime, .zero - latestAnchorAhead), TimeLimits.maximumElapsed - before)
+        return Session(program: program, elapsedBefore: before, anchor: now.advanced(by: .zero - since))
+    }
+}
+
+extension Controller {
+    /// Replaces the session by `adopted` (from `SessionAdoption.session`) at `now`, never
+    /// before what was already processed. Held buttons are forgotten (as on `restore`), the
+    /// `start_at` slot stays this clock's own, AMRAP rounds counted are kept only while the
+    /// same program goes on (elapsed-before above 0).
+    ///
+    /// Signals: a running session whose anchor is at most `SessionAdoption.ringWindow` in the
+    /// past rings what its originator rang for the transition — from a start (elapsed-before
+    /// 0) every signal from the session's start, from a skip those at the new phase start; a
+    /// resume of the paused session this clock holds rings, as a resume does, nothing already
+    /// rung before the pause. Otherwise (an older anchor, paused, ready) nothing already
+    /// passed rings, as after `restore`.
+    public mutating func adopt(_ adopted: Session<Instant>, at instant: Instant, note: String) -> [Occurrence<Instant>] {
+        var out = advance(to: instant)
+        let now = processedUntil ?? instant
+        let previous = session
+        let sameProgram = previous.program.name == adopted.program.name
+        session = adopted
+        session.classSlot = previous.classSlot
+        trackers = [:]
+        lastActivity = now
+        if adopted.elapsedBefore == .zero || !sameProgram { countedRounds = 0 }
+        let before = adopted.elapsedBefore
+        if let anchor = adopted.anchor, anchor.duration(to: now) <= SessionAdoption.ringWindow {
+            let resumed = sameProgram && previous.anchor == nil && before > .zero && previous.elapsedBefore == before
+            signalCursor = program.firstSignalIndex(atOrAfter: resumed ? before + .nanoseconds(1) : before)
+        } else {
+            let elapsed = adopted.elapsed(at: now)
+            signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
+        }
+        out.append(.action(.adopt(note), at: now))
+        return out + advance(to: now)
+    }
+}
