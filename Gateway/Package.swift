@@ -6,7 +6,8 @@ import PackageDescription
 /// links no network library. It reaches the clock only through the control socket's wire
 /// contract; from the root package it takes that contract (`ControlProtocol`, `JSON`: the
 /// clock's own parser checks every command here first), the config file's reader
-/// (`[remote]`, the programs), the syscall layer and the shared one-line errors.
+/// (`[remote]`, `[mqtt]`, the programs), the syscall layer and the shared one-line errors. MQTT
+/// (issue 16) goes through libmosquitto, the Mosquitto project's client library.
 let package = Package(
     name: "RoundClockGateway",
     products: [
@@ -31,8 +32,16 @@ let package = Package(
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "RoundClockCore", package: "RoundClock"),
         ]),
+        // libmosquitto (Debian libmosquitto-dev), the Mosquitto project's MQTT client library.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // An MQTT client over libmosquitto: its network thread, reconnects, subscriptions
+        // with handlers, QoS 1 publishing (issue 16). Shared by the clock's topics and the group sync.
+        .target(name: "MosquittoClient", dependencies: [
+            "CMosquitto", .product(name: "Logging", package: "swift-log"),
+        ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [
+            "MosquittoClient",
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
             .product(name: "RoundClockConfig", package: "RoundClock"),
@@ -50,7 +59,7 @@ let package = Package(
         ]),
         // The command: options, config, PIN, then the server until SIGTERM.
         .executableTarget(name: "roundclock-gateway", dependencies: [
-            "RemoteGateway",
+            "RemoteGateway", "MosquittoClient",
             .product(name: "RoundClockConfig", package: "RoundClock"),
             .product(name: "Platform", package: "RoundClock"),
             .product(name: "CommandLineSupport", package: "RoundClock"),
@@ -61,7 +70,8 @@ let package = Package(
         // Unit tests, the built binary, and the end-to-end checks in Tests/e2e (Python:
         // a real clock, the gateway, headless Chromium).
         .testTarget(name: "RemoteGatewayTests", dependencies: [
-            "RemoteGateway", "roundclock-gateway",
+            "RemoteGateway", "roundclock-gateway", "MosquittoClient",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "TestSupport", package: "RoundClock"),
             .product(name: "RoundClockConfig", package: "RoundClock"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

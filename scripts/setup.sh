@@ -2,14 +2,17 @@
 # Installs the Debian packages the build needs (libgpiod and libi2c headers), if missing;
 # with --test also what the test suite uses (systemd-analyze for the unit's checks), with
 # --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, help2man, lintian), with
-# --gateway what the phone remote's end-to-end checks use (Debian's chromium and
-# chromium-driver, a font for the screenshots, and Selenium from PyPI).
+# --gateway what the gateway's build and end-to-end checks use (Debian's chromium and
+# chromium-driver, a font for the screenshots, and Selenium from PyPI; for MQTT, issue 16:
+# libmosquitto-dev to build, the mosquitto broker and its clients, paho-mqtt and Jinja2 for
+# mqtt_check.py; Debian 12 ships Mosquitto 2.0.11, paho-mqtt 1.6.1, Jinja2 3.1.2).
 # Swift itself comes with the machine image (or see README, "Install on a Raspberry Pi").
 set -euo pipefail
 packages=(libgpiod-dev libi2c-dev pkg-config)
 [ "${1:-}" = "--test" ] && packages+=(systemd)
 [ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper help2man lintian)
-[ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core)
+[ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core
+    libmosquitto-dev mosquitto mosquitto-clients python3-paho-mqtt python3-jinja2)
 if [ "${1:-}" = "--gateway" ] && ! python3 -c 'import selenium' 2>/dev/null; then
     echo "installing: selenium (PyPI)" >&2
     python3 -m pip install --quiet selenium

@@ -31,6 +31,10 @@ public struct Config: Sendable, Hashable {
     public var classStarts: ClassStarts?
     /// `[remote]`: the phone remote's gateway (its own process, `roundclock-gateway`).
     public var remote = RemoteSettings()
+    /// `[mqtt]`: the gateway's broker; `nil` = no MQTT.
+    public var mqtt: MQTTSettings?
+    /// `[sync]`: the group this clock shares its session with; `nil` = none.
+    public var sync: SyncSettings?
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"

@@ -63,6 +63,15 @@ extension Config {
         if var table = try root.table("remote") {
             config.remote = try RemoteSettings.read(&table, configFile: file)
         }
+        if var table = try root.table("mqtt") {
+            config.mqtt = try MQTTSettings.read(&table, configFile: file)
+        }
+        if var table = try root.table("sync") {
+            config.sync = try SyncSettings.read(&table)
+            guard config.mqtt != nil else {
+                throw table.fail("group", "a group shares its session through an MQTT broker; add an [mqtt] table")
+            }
+        }
         if var table = try root.table("resume") {
             if let allowed = try table.bool("after_reboot") { config.resumeAfterReboot = allowed }
             try table.finish()

@@ -45,27 +45,19 @@ public struct RemoteSettings: Sendable, Hashable {
             }
         }
         if let control = try table.string("control") {
-            remote.control = try path(control, key: "control", table: table, configFile: configFile)
+            remote.control = try table.path(control, key: "control", configFile: configFile)
         }
         if let cert = try table.string("tls_cert") {
-            remote.tlsCertificate = try path(cert, key: "tls_cert", table: table, configFile: configFile)
+            remote.tlsCertificate = try table.path(cert, key: "tls_cert", configFile: configFile)
         }
         if let key = try table.string("tls_key") {
-            remote.tlsKey = try path(key, key: "tls_key", table: table, configFile: configFile)
+            remote.tlsKey = try table.path(key, key: "tls_key", configFile: configFile)
         }
         if (remote.tlsCertificate == nil) != (remote.tlsKey == nil) {
             throw table.fail(remote.tlsKey == nil ? "tls_key" : "tls_cert", "tls_cert and tls_key go together; give both (PEM files) or neither")
         }
         try table.finish()
         return remote
-    }
-
-    /// A non-empty path; relative ones are relative to the config file's directory.
-    private static func path(_ value: String, key: String, table: TOMLReader, configFile: String) throws(ConfigError) -> String {
-        guard !value.isEmpty else { throw table.fail(key, "empty; give a path") }
-        if value.hasPrefix("/") { return value }
-        guard let slash = configFile.lastIndex(of: "/") else { return value }
-        return String(configFile[...slash]) + value
     }
 }
 

@@ -126,6 +126,15 @@ struct TOMLReader {
         return out
     }
 
+    /// A non-empty path read from `key`'s `value`; relative ones are relative to the config
+    /// file's directory.
+    func path(_ value: String, key: String, configFile: String) throws(ConfigError) -> String {
+        guard !value.isEmpty else { throw fail(key, "empty; give a path") }
+        if value.hasPrefix("/") { return value }
+        guard let slash = configFile.lastIndex(of: "/") else { return value }
+        return String(configFile[...slash]) + value
+    }
+
     /// The value of `key` without reading it (choosing how to read a `[programs]` entry).
     func peek(_ key: String) -> TOMLValue? { table[key] }
 

@@ -3,6 +3,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import MosquittoClient
 import NIOSSL
 import RoundClockConfig
 import ServiceLifecycle
@@ -18,15 +19,18 @@ public struct GatewayServer {
         public var programs: [String]
         /// PEM certificate chain and key; `nil` = plain HTTP.
         public var tls: (certificate: String, key: String)?
+        /// `[mqtt]`: the client (not started yet), the clock's topics and the discovery; `nil` = no MQTT.
+        public var mqtt: MQTTSetup?
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
-                    tls: (certificate: String, key: String)?) {
+                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil) {
             self.listen = listen
             self.control = control
             self.pin = pin
             self.page = page
             self.programs = programs
             self.tls = tls
+            self.mqtt = mqtt
         }
     }
 
@@ -52,17 +56,46 @@ public struct GatewayServer {
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
         }
+        var services: [any Service] = [LinkService(link: link)]
+        if let mqtt = settings.mqtt {
+            let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
+            services.append(ClockMQTTService(bridge: bridge))
+        }
         return Application(
             router: router,
             server: server,
             configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil),
-            services: [LinkService(link: link)],
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? settings.listen.port
                 logger.notice("listening on \(scheme)://\(ListenAddress(host: settings.listen.host, port: port)); clock socket \(settings.control)")
             },
             logger: logger
         )
+    }
+}
+
+/// What `[mqtt]` adds to the gateway (issue 16).
+public struct MQTTSetup: Sendable {
+    public var client: MQTTClient
+    public var topics: ClockTopics
+    public var discovery: HomeAssistantDiscovery
+    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery) {
+        self.client = client
+        self.topics = topics
+        self.discovery = discovery
+    }
+}
+
+/// The clock on MQTT as a service: connects, runs until graceful shutdown, then publishes
+/// `offline` and disconnects. A broker that is down never stops the gateway (libmosquitto
+/// retries in the background).
+struct ClockMQTTService: Service {
+    let bridge: ClockMQTT
+    func run() async throws {
+        try bridge.client.start()
+        await cancelWhenGracefulShutdown { await bridge.run() }
+        await bridge.stop()
     }
 }
 

@@ -72,7 +72,8 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let tls = remote.tlsCertificate.flatMap { cert in remote.tlsKey.map { (certificate: cert, key: $0) } }
         let settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
-                                              programs: loaded.catalog.map(\.name), tls: tls)
+                                              programs: loaded.catalog.map(\.name), tls: tls,
+                                              mqtt: try MQTTOptions.setup(loaded, version: Self.configuration.version, logger: logger))
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)

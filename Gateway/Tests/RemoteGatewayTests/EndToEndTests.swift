@@ -38,6 +38,18 @@ import Testing
         #expect(run.stdout.hasSuffix("TLS check: all passed\n"))
     }
 
+    /// MQTT and Home Assistant discovery against a real Mosquitto (issue 16), with paho-mqtt
+    /// as the independent client: needs mosquitto, mosquitto-clients, python3-paho-mqtt and
+    /// python3-jinja2 (`scripts/setup.sh --gateway`).
+    @Test func mqttTopicsDiscoveryCommandsReconnectPasswordAndTLS() async throws {
+        let run = try await Self.check("mqtt_check.py")
+        #expect(run.stdout.contains("ok: discovery: 4 buttons, a select and 4 sensors"))
+        #expect(run.stdout.contains("ok: gateway and clock still running"))
+        #expect(run.stdout.contains("ok: gateway killed (SIGKILL): the broker published the retained will offline"))
+        #expect(run.stdout.contains("ok: wrong password: refused, one line"))
+        #expect(run.stdout.hasSuffix("MQTT check: all passed\n"))
+    }
+
     /// 1,000+ malformed requests, frames and socket lines; the display's lateness p99 during
     /// the flood is held to 2x idle (or idle + 5 ms: the idle window has about 20 changes, so
     /// its p99 is one sample), with the clock at SCHED_FIFO 10 as the unit's optional

@@ -1,0 +1,202 @@
+import CMosquitto
+import Logging
+import Synchronization
+
+/// An MQTT 3.1.1 client over libmosquitto (the Mosquitto project's own client library),
+/// shared by the gateway's components: the clock's topics and Home Assistant discovery
+/// (`ClockMQTT`) and the group sync. One connection, clean session, QoS 1 for everything.
+///
+/// - Network: `start()` calls `mosquitto_connect_async` and `mosquitto_loop_start`, so
+///   libmosquitto's own thread does all network I/O; nothing here ever blocks a caller on
+///   the broker. A lost or refused connection is retried by that thread with libmosquitto's
+///   backoff (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+/// - `subscribe(_:handler:)`: a component registers its own topic filter (wildcards
+///   allowed) and a handler. The client (re)subscribes every registered filter on every
+///   connect. Handlers run on libmosquitto's network thread, one message at a time, and
+///   must return quickly (hand work to a task or a stream).
+/// - `onConnect(_:)`: called on every connect and reconnect, after the filters were
+///   subscribed, also on the network thread: the place to republish retained state.
+/// - `publish(_:)`: QoS 1, retained unless the message says otherwise, never blocks.
+///   While disconnected a message is NOT queued (libmosquitto would queue QoS 1 messages
+///   without bound): it is dropped, with one log line per disconnected spell and the count
+///   on reconnect; each component republishes its current state from `onConnect`. Returns
+///   whether the message was handed to libmosquitto.
+/// - `stop(final:)`: publishes a last message (e.g. `offline`) and waits for its PUBACK
+///   (at most 2 s), sends DISCONNECT (so the broker does not publish the will) and joins
+///   the network thread.
+public final class MQTTClient: @unchecked Sendable {  // the handle is only used through thread-safe libmosquitto calls; the rest is in `state`
+    public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
+    public typealias ConnectHandler = @Sendable () -> Void
+
+    public let connection: MQTTConnection
+    let handle: OpaquePointer
+    let logger: Logger
+    let state = Mutex(State())
+
+    struct State {
+        var subscriptions: [(filter: String, handler: MessageHandler)] = []
+        var connectHandlers: [ConnectHandler] = []
+        var connected = false
+        var running = false
+        /// Messages dropped while disconnected, reported on reconnect.
+        var dropped = 0
+        /// The last refusal or loss reason logged, so a retry loop logs each reason once.
+        var lastProblem: String?
+        /// PUBACKs awaited by `publishAcknowledged`, and acks that came before their waiter.
+        var ackWaiters: [Int32: CheckedContinuation<Bool, Never>] = [:]
+        var earlyAcks: Set<Int32> = []
+        var supervisor: Task<Void, Never>?
+    }
+
+    /// Reconnect delays handed to `mosquitto_reconnect_delay_set`, in seconds.
+    public static let reconnectDelay: UInt32 = 1, reconnectDelayMax: UInt32 = 10
+    /// MQTT's largest payload (section 2.2.3: remaining length at most 268,435,455).
+    public static let maximumPayload = 268_435_455
+
+    private static let library: Int32 = mosquitto_lib_init()
+
+    /// Creates the client; nothing is connected until `start()`. Throws when libmosquitto
+    /// refuses a setting (e.g. an unreadable `caFile`: `mosquitto_tls_set` checks it).
+    public init(_ connection: MQTTConnection, logger: Logger) throws(MQTTError) {
+        let broker = connection.broker
+        try MQTTError.check(Self.library, broker: broker, "mosquitto_lib_init")
+        guard let handle = mosquitto_new(connection.clientID, true, nil) else {
+            throw MQTTError(broker: broker, operation: "mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
+        }
+        self.connection = connection
+        self.handle = handle
+        self.logger = logger
+        // From here on `deinit` runs if this throws, and destroys the handle.
+        try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), broker: broker, "protocol version")
+        if let will = connection.will {
+            let code = will.payload.withUnsafeBytes { mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, will.retain) }
+            try MQTTError.check(code, broker: broker, "last will on \(will.topic)")
+        }
+        if let user = connection.username {
+            try MQTTError.check(mosquitto_username_pw_set(handle, user, connection.password), broker: broker, "username")
+        }
+        if let ca = connection.caFile {
+            try MQTTError.check(mosquitto_tls_set(handle, ca, nil, nil, nil, nil), broker: broker, "TLS with ca_file \(ca)")
+        }
+        try MQTTError.check(mosquitto_reconnect_delay_set(handle, Self.reconnectDelay, Self.reconnectDelayMax, true), broker: broker, "reconnect delay")
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        installCallbacks()
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Registers `handler` for messages on topics matching `filter` (MQTT 3.1.1 section 4.7;
+    /// `+` and `#` allowed). Subscribed at once when connected, and on every reconnect.
+    public func subscribe(_ filter: String, handler: @escaping MessageHandler) throws(MQTTError) {
+        guard mosquitto_sub_topic_check(filter) == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+            throw MQTTError(broker: connection.broker, operation: "subscribe", reason: "\(filter.debugDescription) is not a topic filter")
+        }
+        let connected = state.withLock { s in
+            s.subscriptions.append((filter, handler))
+            return s.connected
+        }
+        if connected { sendSubscribe(filter) }
+    }
+
+    /// Registers `handler`, called on every connect and reconnect (and at once if connected now).
+    public func onConnect(_ handler: @escaping ConnectHandler) {
+        let connected = state.withLock { s in
+            s.connectHandlers.append(handler)
+            return s.connected
+        }
+        if connected { handler() }
+    }
+
+    /// Hands `message` to libmosquitto (QoS 1), or drops it while disconnected (see the type's
+    /// doc comment). Never blocks on the network.
+    @discardableResult
+    public func publish(_ message: MQTTMessage) -> Bool {
+        publishedID(message) != nil
+    }
+
+    /// `publish`, returning libmosquitto's message id.
+    func publishedID(_ message: MQTTMessage) -> Int32? {
+        guard message.payload.count <= Self.maximumPayload, mosquitto_pub_topic_check(message.topic) == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+            logger.error("MQTT broker \(connection.broker): not published: \(message.topic.debugDescription) is not a topic or the payload is over 256 MB")
+            return nil
+        }
+        let firstDrop = state.withLock { s -> Bool? in
+            if s.connected { return nil }
+            s.dropped += 1
+            return s.dropped == 1
+        }
+        if let firstDrop {
+            if firstDrop { logger.notice("MQTT broker \(connection.broker) not connected: dropping messages until it is back (first: \(message.topic))") }
+            return nil
+        }
+        var id: Int32 = 0
+        let code = message.payload.withUnsafeBytes {
+            mosquitto_publish(handle, &id, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
+        }
+        guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+            logger.warning("\(MQTTError(broker: connection.broker, operation: "publish \(message.topic)", code: code))")
+            return nil
+        }
+        return id
+    }
+
+    /// Connects in the background (libmosquitto's thread; see the type's doc comment).
+    public func start() throws(MQTTError) {
+        let broker = connection.broker
+        guard state.withLock({ s in
+            defer { s.running = true }
+            return !s.running
+        }) else { return }
+        // Kept alive while the network thread may call back into it; released by `stop`.
+        _ = Unmanaged.passRetained(self)
+        let connect = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
+        if connect != Int32(MOSQ_ERR_SUCCESS.rawValue) {
+            noteProblem("\(MQTTError(broker: broker, operation: "connect", code: connect)); retrying with backoff")
+        }
+        try MQTTError.check(mosquitto_loop_start(handle), broker: broker, "mosquitto_loop_start")
+        let supervisor = Task { [weak self] in
+            guard let self else { return }
+            await self.superviseNetworkThread()
+        }
+        state.withLock { $0.supervisor = supervisor }
+    }
+
+    /// Publishes `final` (if connected) and waits for its PUBACK at most `timeout`, then
+    /// disconnects cleanly and joins libmosquitto's thread.
+    public func stop(final: MQTTMessage? = nil, timeout: Duration = .seconds(2)) async {
+        guard let supervisor = state.withLock({ s -> Task<Void, Never>?? in s.running ? .some(s.supervisor) : nil }) else { return }
+        supervisor?.cancel()
+        if let final { _ = await publishAcknowledged(final, timeout: timeout) }
+        mosquitto_disconnect(handle)
+        mosquitto_loop_stop(handle, false)
+        state.withLock { s in
+            s.running = false
+            s.connected = false
+        }
+        Unmanaged.passUnretained(self).release()
+    }
+
+    /// Publishes and waits for the broker's PUBACK, at most `timeout`; whether it came.
+    public func publishAcknowledged(_ message: MQTTMessage, timeout: Duration) async -> Bool {
+        guard let id = publishedID(message) else { return false }
+        return await withCheckedContinuation { continuation in
+            let early = state.withLock { s in
+                if s.earlyAcks.remove(id) != nil { return true }
+                s.ackWaiters[id] = continuation
+                return false
+            }
+            if early {
+                continuation.resume(returning: true)
+                return
+            }
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                self?.acknowledged(id, arrived: false)
+            }
+        }
+    }
+}
