@@ -41,7 +41,8 @@ let package = Package(
         ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [
-            "MosquittoClient",
+            "MosquittoClient", "GroupSync",
+            .product(name: "RoundClockCore", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
             .product(name: "RoundClockConfig", package: "RoundClock"),

@@ -41,6 +41,17 @@ def wait_for(predicate, timeout=60.0, step=0.02, what="condition"):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def terminate(*processes):
+    """SIGTERM each running process and waits for it (SIGKILL after 30 s)."""
+    for process in processes:
+        if process and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 class Rig:
     """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
     the directory); `clock_args` are added to `roundclock run`."""
@@ -108,13 +119,7 @@ class Rig:
             return f.read()
 
     def close(self):
-        for process in (self.gateway, self.clock):
-            if process and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        terminate(self.gateway, self.clock)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
