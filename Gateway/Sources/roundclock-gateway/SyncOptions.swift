@@ -10,6 +10,7 @@ import RoundClockConfig
 enum SyncOptions {
     static func group(_ config: Config, mqtt: MQTTSetup?) throws -> String? {
         guard let sync = config.sync else { return nil }
+        // The config reader already refuses [sync] without [mqtt]; kept for a caller that did not.
         guard let mqtt else {
             throw fail("\(config.file): [sync] group = \(sync.group.debugDescription) needs an [mqtt] table: the group shares its session through the broker")
         }

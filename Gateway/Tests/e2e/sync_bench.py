@@ -4,7 +4,8 @@ Mosquitto (network namespaces with veth links when root, else loopback) run one 
 for `--minutes`, paused and resumed every `--every` seconds from a different member each
 time. From the frames files (`t` = CLOCK_MONOTONIC, one host):
 (a) spread: for each display change every member shows (same panel text and state), the
-    latest member's commit minus the earliest's;
+    latest member's commit minus the earliest's; the renders a command triggers (from the
+    command to its last member's commit) are (b)'s, not counted here;
 (b) command -> display: from the command sent on one member's socket to the first frame
     showing the new state on each member (every member, the issuing one included).
 
@@ -34,11 +35,15 @@ def frames(member):
     return [f for f in member.frames_lines() if "panel" in f]
 
 
-def spreads(members, start, end):
-    """Spread of each change of member 0's panels in [start, end] that every member shows."""
+def spreads(members, start, end, commands):
+    """Spread of each change of member 0's panels in [start, end] that every member shows,
+    leaving out the renders a command triggers (from the command sent to its last member's
+    commit: those are (b))."""
     streams = [[f for f in frames(m) if start <= f["t"] <= end] for m in members]
     out = []
     for f in streams[0]:
+        if any(sent <= f["t"] <= last + 0.001 for sent, last in commands):
+            continue
         times = [f["t"]]
         for other in streams[1:]:
             match = [o["t"] for o in other if o["panel"] == f["panel"] and o["text"] == f["text"]
@@ -65,6 +70,7 @@ def main():
         start = monotonic()
         end = start + args.minutes * 60
         latencies = []
+        commands = []  # (sent, the last member's commit)
         issued = 0
         word = "start"
         while monotonic() < end - args.every:
@@ -73,16 +79,19 @@ def main():
             sent = monotonic()
             reply = member.command(word)
             assert reply == {"ok": True}, reply
+            commits = []
             for m in members:
                 first = wait_for(lambda: next((f["t"] for f in frames(m) if f["t"] >= sent and f["state"] == want), None),
                                  what=f"{m.name} to show {want}")
+                commits.append(first)
                 latencies.append(first - sent)
+            commands.append((sent, max(commits)))
             issued += 1
             word = "stop" if word == "start" else "start"
             time.sleep(max(0.0, sent + args.every - monotonic()))
         if word == "stop":
             wait_agree(members, monotonic(), "the members to count at the end")
-        measured = spreads(members, start, monotonic())
+        measured = spreads(members, start, monotonic(), commands)
         print(f"commands: {issued} (START/STOP alternating, each from the next member)")
         print(summary("(a) spread between members' identical display changes", measured))
         print(summary("(b) command -> every member's display commit", latencies))
