@@ -8,6 +8,7 @@ import MosquittoClient
 import Platform
 import RoundClockCore
 import ServiceLifecycle
+import Synchronization
 
 /// Clocks in sync (issue 16, README "Clocks in sync"): this gateway's clock as one member of
 /// the `[sync] group`. It feeds the pure `GroupMember` with the clock's state lines (through
@@ -24,6 +25,8 @@ public final class GroupSyncBridge: Sendable {
     let member: String
     private let inputs: AsyncStream<GroupMember.Input>
     private let inbox: AsyncStream<GroupMember.Input>.Continuation
+    /// Group messages in `inputs` not yet handled; at `queuedMessages` more are dropped.
+    private let pendingMessages = Mutex(0)
     private let adopts: AsyncStream<AdoptCommand>
     private let adoptInbox: AsyncStream<AdoptCommand>.Continuation
 
@@ -34,7 +37,8 @@ public final class GroupSyncBridge: Sendable {
     static let pollInterval = Duration.milliseconds(100)
     static let syncCheckInterval = Duration.seconds(30)
     /// Group messages waiting for the member; more are dropped with a log line (a flood).
-    static let queuedInputs = 256
+    /// The clock's lines and the connection's news are never dropped.
+    static let queuedMessages = 256
 
     public init(group: String, client: MQTTClient, link: ClockLink, logger: Logger) throws(MQTTError) {
         topic = MemberID.sessionTopic(group: group)
@@ -42,12 +46,20 @@ public final class GroupSyncBridge: Sendable {
         self.link = link
         self.logger = logger
         member = client.connection.clientID
-        (inputs, inbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.queuedInputs))
+        (inputs, inbox) = AsyncStream.makeStream()
         (adopts, adoptInbox) = AsyncStream.makeStream()
-        try client.subscribe(topic) { [inbox, logger, topic] message in
-            if case .dropped = inbox.yield(.received(message.payload)) {
-                logger.warning("group \(topic): message dropped: \(Self.queuedInputs) are already waiting")
+        try client.subscribe(topic) { [weak self] message in
+            guard let self else { return }
+            let room = pendingMessages.withLock { pending in
+                guard pending < Self.queuedMessages else { return false }
+                pending += 1
+                return true
             }
+            guard room else {
+                logger.warning("group \(topic): message dropped: \(Self.queuedMessages) are already waiting")
+                return
+            }
+            inbox.yield(.received(message.payload))
         }
         // On every connect, after the client subscribed the topic: the broker's retained
         // message follows its SUBACK; `settled` a `settleTime` later.
@@ -85,6 +97,7 @@ public final class GroupSyncBridge: Sendable {
     private func runMember() async {
         var machine = GroupMember(member: member, firstToken: Self.firstToken())
         for await input in inputs {
+            if case .received = input { pendingMessages.withLock { $0 -= 1 } }
             for effect in machine.handle(input) {
                 switch effect {
                 case .adopt(let command): adoptInbox.yield(command)
