@@ -26,7 +26,7 @@ public struct SessionShare: Sendable, Hashable {
 
     /// `TimeLimits.maximumElapsed` (100 years of 366 days) in nanoseconds: the longest running
     /// time a session holds (RoundClockCore's constant, restated here: this target is pure
-    /// wire format; `SessionShareLimitTests` checks they agree).
+    /// wire format; `SessionAdoptionTests.theSessionIsSharedOnCLOCK_REALTIME` checks they agree).
     public static let maximumElapsedNanoseconds: Int64 = 100 * 366 * 86_400 * 1_000_000_000
 
     public init(program: String, run: Run, elapsedBeforeNanoseconds: Int64, anchorRealtimeNanoseconds: Int64? = nil, adopted: Int64? = nil) {
