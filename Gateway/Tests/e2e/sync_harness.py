@@ -1,8 +1,8 @@
 """Clocks in sync, end to end (README "Clocks in sync"): a real Mosquitto broker and several
 members, each a `roundclock run --simulate --frames-clock monotonic` with its own
 `roundclock-gateway` joined to one group. As root, every member and the broker get network
-namespaces of their own, each member linked to the broker's by a veth pair (so a member can
-lose the broker by its link going down); otherwise all share loopback.
+namespaces of their own, each member linked to the broker's by a veth pair; otherwise all
+share loopback.
 
 Used by sync_check.py (the test) and sync_bench.py (the measurements).
 """
@@ -69,10 +69,6 @@ class Network:
     def broker_address(self, i):
         """Where member i reaches the broker."""
         return f"10.77.{i}.1" if self.namespaces else "127.0.0.1"
-
-    def cut(self, i, down=True):
-        """Member i loses (or gets back) its link to the broker."""
-        run("ip", "-n", self.broker_ns, "link", "set", f"m{i}", "down" if down else "up")
 
     def close(self):
         if self.namespaces:
