@@ -37,7 +37,7 @@ let package = Package(
         // An MQTT client over libmosquitto: its network thread, reconnects, subscriptions
         // with handlers, QoS 1 publishing (issue 16). Shared by the clock's topics and the group sync.
         .target(name: "MosquittoClient", dependencies: [
-            "CMosquitto", .product(name: "Logging", package: "swift-log"),
+            "CMosquitto", .product(name: "Platform", package: "RoundClock"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [

@@ -27,6 +27,12 @@ extension Config {
         }
         lines.append("idle: \(idleClockAfter.map { "wall clock after \($0.components.seconds / 60) min" } ?? "stays ready")")
         lines.append("on shutdown: \(onShutdown.rawValue); resume after reboot: \(resumeAfterReboot ? "yes" : "no")")
+        if let mqtt {
+            let broker = mqtt.host.contains(":") ? "[\(mqtt.host)]:\(mqtt.effectivePort)" : "\(mqtt.host):\(mqtt.effectivePort)"
+            let prefix = mqtt.topicPrefix ?? "roundclock/<hostname>"
+            lines.append("mqtt (roundclock-gateway): broker \(broker)\(mqtt.caFile == nil ? "" : " over TLS"), topics \(prefix)/…, discovery \(mqtt.discoveryPrefix)/…")
+        }
+        if let sync { lines.append("sync group: \(sync.group)") }
         return lines.joined(separator: "\n")
     }
 

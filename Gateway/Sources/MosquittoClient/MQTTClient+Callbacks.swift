@@ -11,7 +11,7 @@ extension MQTTClient {
     func installCallbacks() {
         mosquitto_connect_callback_set(handle) { _, userdata, code in MQTTClient.client(userdata)?.connected(code) }
         mosquitto_disconnect_callback_set(handle) { _, userdata, code in MQTTClient.client(userdata)?.disconnected(code) }
-        mosquitto_publish_callback_set(handle) { _, userdata, id in MQTTClient.client(userdata)?.acknowledged(id, arrived: true) }
+        mosquitto_publish_callback_set(handle) { _, userdata, id in MQTTClient.client(userdata)?.acknowledged(id) }
         mosquitto_message_callback_set(handle) { _, userdata, message in
             guard let message, let topic = message.pointee.topic else { return }
             let count = Int(max(0, message.pointee.payloadlen))
@@ -32,22 +32,46 @@ extension MQTTClient {
             noteProblem("MQTT broker \(connection.broker) refused the connection: \(reason); retrying with backoff")
             return
         }
-        let (filters, handlers, dropped) = state.withLock { s in
+        let (filters, handlers, dropped, generation) = state.withLock { s in
             s.connected = true
             s.lastProblem = nil
+            s.generation += 1
+            s.draining = s.unacked.isEmpty ? nil : s.unacked
             defer { s.dropped = 0 }
-            return (s.subscriptions.map(\.filter), s.connectHandlers, s.dropped)
+            return (s.subscriptions.map(\.filter), s.draining == nil ? s.connectHandlers : nil, s.dropped, s.generation)
         }
         let tls = connection.caFile == nil ? "" : " over TLS"
         logger.notice("connected to MQTT broker \(connection.broker)\(tls) as \(connection.clientID)")
         if dropped > 0 { logger.notice("MQTT broker \(connection.broker): \(dropped) messages were dropped while disconnected; republishing the current state") }
         for filter in Set(filters).sorted() { sendSubscribe(filter) }
+        guard let handlers else {
+            Task { [weak self] in
+                try? await Task.sleep(for: MQTTClient.drainTimeout)
+                self?.drainTimedOut(generation: generation)
+            }
+            return
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// The re-sent messages were not all acknowledged in time: the handlers run anyway.
+    func drainTimedOut(generation: Int) {
+        let handlers = state.withLock { s -> [ConnectHandler] in
+            guard s.generation == generation, s.draining != nil else { return [] }
+            s.draining = nil
+            return s.connectHandlers
+        }
+        guard !handlers.isEmpty else { return }
+        logger.warning("MQTT broker \(connection.broker): re-sent messages not acknowledged within \(MQTTClient.drainTimeout); republishing anyway")
         for handler in handlers { handler() }
     }
 
     func disconnected(_ code: Int32) {
         let wasConnected = state.withLock { s in
-            defer { s.connected = false }
+            defer {
+                s.connected = false
+                s.draining = nil
+            }
             return s.connected
         }
         guard code != 0, wasConnected else { return }  // 0: our own DISCONNECT
@@ -62,16 +86,27 @@ extension MQTTClient {
         for subscription in handlers { subscription.handler(message) }
     }
 
-    func acknowledged(_ id: Int32, arrived: Bool) {
-        let waiter = state.withLock { s in
-            let waiter = s.ackWaiters.removeValue(forKey: id)
-            if waiter == nil, arrived {
+    /// PUBACK for `id`: no longer unacknowledged; wakes its waiter, and the connect handlers
+    /// when it was the last re-sent message they waited for.
+    func acknowledged(_ id: Int32) {
+        let (waiter, handlers) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, [ConnectHandler]) in
+            if s.unacked.remove(id) == nil {
                 if s.earlyAcks.count > 256 { s.earlyAcks.removeAll() }
                 s.earlyAcks.insert(id)
             }
-            return waiter
+            var handlers: [ConnectHandler] = []
+            if var draining = s.draining, draining.remove(id) != nil {
+                s.draining = draining.isEmpty ? nil : draining
+                if draining.isEmpty { handlers = s.connectHandlers }
+            }
+            return (s.ackWaiters.removeValue(forKey: id), handlers)
         }
-        waiter?.resume(returning: arrived)
+        waiter?.resume(returning: true)
+        for handler in handlers { handler() }
+    }
+
+    func ackTimedOut(_ id: Int32) {
+        state.withLock { $0.ackWaiters.removeValue(forKey: id) }?.resume(returning: false)
     }
 
     func sendSubscribe(_ filter: String) {
@@ -88,24 +123,5 @@ extension MQTTClient {
             return s.lastProblem != problem
         }
         if isNew { logger.warning("\(problem)") }
-    }
-
-    /// libmosquitto's network thread ends by itself after errors it deems fatal (TLS,
-    /// protocol, DNS failures in `mosquitto_loop_forever`), with no callback. While
-    /// disconnected, this restarts it: `mosquitto_loop_start` succeeds only when no thread
-    /// runs. Checked every 5 s, backing off to 60 s while the thread keeps dying.
-    func superviseNetworkThread() async {
-        var delay = Duration.seconds(5)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled, !isConnected else {
-                delay = .seconds(5)
-                continue
-            }
-            if mosquitto_loop_start(handle) == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                logger.warning("MQTT broker \(connection.broker): libmosquitto's network thread had stopped (see the error above); started it again")
-                delay = min(delay * 2, .seconds(60))
-            }
-        }
     }
 }

@@ -1,21 +1,31 @@
 import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
+import Platform
 import Synchronization
 
 /// An MQTT 3.1.1 client over libmosquitto (the Mosquitto project's own client library),
 /// shared by the gateway's components: the clock's topics and Home Assistant discovery
 /// (`ClockMQTT`) and the group sync. One connection, clean session, QoS 1 for everything.
 ///
-/// - Network: `start()` calls `mosquitto_connect_async` and `mosquitto_loop_start`, so
-///   libmosquitto's own thread does all network I/O; nothing here ever blocks a caller on
-///   the broker. A lost or refused connection is retried by that thread with libmosquitto's
-///   backoff (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+/// - Network: `start()` returns at once; a thread of its own calls `mosquitto_connect_async`
+///   until the broker answers (1, 2, 4, 8, then every 10 s: libmosquitto 2.0's network thread
+///   does not retry a first connect that failed, it waits for one that succeeded), then
+///   `mosquitto_loop_start`: from there libmosquitto's own thread does all network I/O and
+///   retries a lost or refused connection with its backoff
+///   (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+///   Nothing here ever blocks a caller on the broker.
 /// - `subscribe(_:handler:)`: a component registers its own topic filter (wildcards
 ///   allowed) and a handler. The client (re)subscribes every registered filter on every
 ///   connect. Handlers run on libmosquitto's network thread, one message at a time, and
 ///   must return quickly (hand work to a task or a stream).
 /// - `onConnect(_:)`: called on every connect and reconnect, after the filters were
-///   subscribed, also on the network thread: the place to republish retained state.
+///   subscribed, also on the network thread: the place to republish retained state. When
+///   libmosquitto re-sends QoS 1 messages published just before the connection dropped, the
+///   handlers run once the broker acknowledged those (at most `drainTimeout` later), so a
+///   stale re-sent message never overwrites what a handler republishes.
 /// - `publish(_:)`: QoS 1, retained unless the message says otherwise, never blocks.
 ///   While disconnected a message is NOT queued (libmosquitto would queue QoS 1 messages
 ///   without bound): it is dropped, with one log line per disconnected spell and the count
@@ -42,16 +52,28 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         var dropped = 0
         /// The last refusal or loss reason logged, so a retry loop logs each reason once.
         var lastProblem: String?
-        /// PUBACKs awaited by `publishAcknowledged`, and acks that came before their waiter.
-        var ackWaiters: [Int32: CheckedContinuation<Bool, Never>] = [:]
+        /// QoS 1 messages handed to libmosquitto and not acknowledged yet (it re-sends them
+        /// after a reconnect), PUBACKs that came before their id was noted, and the waiters
+        /// of `publishAcknowledged`.
+        var unacked: Set<Int32> = []
         var earlyAcks: Set<Int32> = []
-        var supervisor: Task<Void, Never>?
+        var ackWaiters: [Int32: CheckedContinuation<Bool, Never>] = [:]
+        /// After a connect: the re-sent messages the connect handlers wait for; `nil` = none.
+        var draining: Set<Int32>?
+        /// Counts connects, so a late drain timeout does not act on a newer connection.
+        var generation = 0
+        /// The thread making the first connection, until it made it.
+        var connector: PosixThread?
+        /// `mosquitto_loop_start` ran (the first connection succeeded).
+        var looping = false
     }
 
     /// Reconnect delays handed to `mosquitto_reconnect_delay_set`, in seconds.
     public static let reconnectDelay: UInt32 = 1, reconnectDelayMax: UInt32 = 10
     /// MQTT's largest payload (section 2.2.3: remaining length at most 268,435,455).
     public static let maximumPayload = 268_435_455
+    /// How long the connect handlers wait for re-sent messages' PUBACKs at most.
+    public static let drainTimeout = Duration.seconds(5)
 
     private static let library: Int32 = mosquitto_lib_init()
 
@@ -141,41 +163,67 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
             logger.warning("\(MQTTError(broker: connection.broker, operation: "publish \(message.topic)", code: code))")
             return nil
         }
+        state.withLock { s in
+            if s.earlyAcks.remove(id) == nil { s.unacked.insert(id) }
+        }
         return id
     }
 
     /// Connects in the background (libmosquitto's thread; see the type's doc comment).
     public func start() throws(MQTTError) {
-        let broker = connection.broker
         guard state.withLock({ s in
             defer { s.running = true }
             return !s.running
         }) else { return }
         // Kept alive while the network thread may call back into it; released by `stop`.
         _ = Unmanaged.passRetained(self)
-        let connect = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
-        if connect != Int32(MOSQ_ERR_SUCCESS.rawValue) {
-            noteProblem("\(MQTTError(broker: broker, operation: "connect", code: connect)); retrying with backoff")
+        do {
+            let connector = try PosixThread.start(named: "mqtt connect") { [self] in firstConnect() }
+            state.withLock { $0.connector = connector }
+        } catch {
+            throw MQTTError(broker: connection.broker, operation: "start", reason: error.description)
         }
-        try MQTTError.check(mosquitto_loop_start(handle), broker: broker, "mosquitto_loop_start")
-        let supervisor = Task { [weak self] in
-            guard let self else { return }
-            await self.superviseNetworkThread()
+    }
+
+    /// Tries `mosquitto_connect_async` until it succeeds (or `stop`), then starts libmosquitto's thread.
+    private func firstConnect() {
+        var delay = 1
+        while state.withLock({ $0.running }) {
+            let code = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
+            if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                let started = mosquitto_loop_start(handle)
+                if started == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                    state.withLock { $0.looping = true }
+                } else {
+                    logger.error("\(MQTTError(broker: connection.broker, operation: "mosquitto_loop_start", code: started))")
+                }
+                return
+            }
+            noteProblem("\(MQTTError(broker: connection.broker, operation: "connect", code: code)); retrying with backoff")
+            // Sleeps in 100 ms steps, so `stop` never waits long for this thread.
+            for _ in 0..<(delay * 10) where state.withLock({ $0.running }) { usleep(100_000) }
+            delay = min(delay * 2, Int(Self.reconnectDelayMax))
         }
-        state.withLock { $0.supervisor = supervisor }
     }
 
     /// Publishes `final` (if connected) and waits for its PUBACK at most `timeout`, then
     /// disconnects cleanly and joins libmosquitto's thread.
     public func stop(final: MQTTMessage? = nil, timeout: Duration = .seconds(2)) async {
-        guard let supervisor = state.withLock({ s -> Task<Void, Never>?? in s.running ? .some(s.supervisor) : nil }) else { return }
-        supervisor?.cancel()
-        if let final { _ = await publishAcknowledged(final, timeout: timeout) }
-        mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
-        state.withLock { s in
+        guard state.withLock({ $0.running }) else { return }
+        if let final, isConnected { _ = await publishAcknowledged(final, timeout: timeout) }
+        let connector = state.withLock { s in
             s.running = false
+            return s.connector
+        }
+        connector?.join()
+        if state.withLock({ $0.looping }) {
+            mosquitto_disconnect(handle)
+            mosquitto_loop_stop(handle, false)
+        }
+        state.withLock { s in
             s.connected = false
+            s.looping = false
+            s.connector = nil
         }
         Unmanaged.passUnretained(self).release()
     }
@@ -185,7 +233,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         guard let id = publishedID(message) else { return false }
         return await withCheckedContinuation { continuation in
             let early = state.withLock { s in
-                if s.earlyAcks.remove(id) != nil { return true }
+                if !s.unacked.contains(id) { return true }
                 s.ackWaiters[id] = continuation
                 return false
             }
@@ -195,7 +243,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
             }
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                self?.acknowledged(id, arrived: false)
+                self?.ackTimedOut(id)
             }
         }
     }

@@ -101,3 +101,22 @@ import Testing
         #expect(text.contains("<!DOCTYPE service-group SYSTEM \"avahi-service.dtd\">"))
     }
 }
+
+extension GatewayCLITests {
+    /// `[mqtt]` files the gateway reads at start: one line naming the config and the file, exit 78.
+    @Test func unreadableMQTTPasswordOrCAFileIsOneLineExit78() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/config.toml"
+        try "[mqtt]\nusername = \"clock\"\npassword_file = \"nope.pass\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let password = try await gateway(["--config", config, "--state-dir", dir + "/state", "--listen", "127.0.0.1:0"])
+        #expect(password.status == 78)
+        #expect(password.stderr.hasPrefix("error: \(config): [mqtt] password_file: open \(dir)/nope.pass: No such file or directory") && password.stderr.split(separator: "\n").count == 1,
+                "\(password.stderr)")
+        try "[mqtt]\nca_file = \"/nonexistent/ca.pem\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let ca = try await gateway(["--config", config, "--state-dir", dir + "/state", "--listen", "127.0.0.1:0"])
+        #expect(ca.status == 78)
+        #expect(ca.stderr.hasPrefix("error: \(config): [mqtt] MQTT broker localhost:8883: TLS with ca_file /nonexistent/ca.pem: ")
+                && ca.stderr.split(separator: "\n").count == 1, "\(ca.stderr)")
+    }
+}

@@ -9,11 +9,18 @@ import signal
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
-import paho.mqtt.client as mqtt
+try:
+    import paho.mqtt.client as mqtt
+except ImportError:
+    # Debian's python3-paho-mqtt and python3-jinja2 (scripts/setup.sh --gateway) live here;
+    # a python3 of its own (pyenv, a venv) does not look there by itself.
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import paho.mqtt.client as mqtt
 
 from rc_harness import wait_for
 
@@ -73,8 +80,10 @@ class Broker:
         return ca, cert, key
 
     def start(self):
+        # A signal mask is inherited: run from `swift test`, SIGTERM arrives blocked.
+        unblock = lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
         self.process = subprocess.Popen([MOSQUITTO, "-c", self.conf], stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=unblock)
 
         def listening():
             assert self.process.poll() is None, f"mosquitto exited: {self.log()}"
@@ -100,7 +109,11 @@ class Broker:
     def close(self):
         if self.process and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=30)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):

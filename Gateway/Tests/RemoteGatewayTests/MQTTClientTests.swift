@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import MosquittoClient
+import Synchronization
+import Testing
+
+/// `MQTTClient` against a real Mosquitto (Debian `mosquitto`, `-p PORT`: local clients,
+/// anonymous): a component's filter and handler, publishing, and the connect handler on the
+/// first connect and after the broker was killed and started again.
+@Suite(.serialized) struct MQTTClientTests {
+    static let mosquitto = "/usr/sbin/mosquitto"
+
+    /// A port the kernel just handed out on 127.0.0.1 (bound, read back, closed).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound, "bind 127.0.0.1:0")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func broker(port: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: mosquitto)
+        process.arguments = ["-p", "\(port)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// SIGKILL: a broker that crashed. (SIGTERM may be blocked: a test process's signal mask
+    /// is inherited, and the test runner's blocks it.)
+    static func kill(_ broker: Process) {
+        guard broker.isRunning else { return }
+        _ = Glibc.kill(broker.processIdentifier, SIGKILL)
+        broker.waitUntilExit()
+    }
+
+    /// Waits for `condition` with a generous deadline (a loaded machine), never a fixed sleep.
+    static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "timed out waiting for \(what)")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mosquitto)))
+    func handlersHearTheirFilterAndEveryConnect() async throws {
+        let port = try Self.freePort()
+        var broker = try Self.broker(port: port)
+        defer { Self.kill(broker) }
+        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-test-\(getpid())", keepalive: 5),
+                                    logger: Logger(label: "test"))
+        let received = Mutex<[MQTTMessage]>([])
+        let connects = Mutex(0)
+        try client.subscribe("rc-test/+/hello") { message in received.withLock { $0.append(message) } }
+        try client.subscribe("rc-other/#") { _ in Issue.record("a message outside the filter") }
+        client.onConnect {
+            let count = connects.withLock { n in
+                n += 1
+                return n
+            }
+            client.publish(MQTTMessage(topic: "rc-test/\(count)/hello", text: "connect \(count)", retain: false))
+        }
+        #expect(!client.publish(MQTTMessage(topic: "rc-test/0/hello", text: "too early")), "dropped while not connected")
+        try client.start()
+        try await Self.waitFor("the first connect's message") { received.withLock { $0.count } == 1 }
+        #expect(received.withLock { $0 } == [MQTTMessage(topic: "rc-test/1/hello", text: "connect 1", retain: false)])
+        #expect(client.isConnected)
+
+        Self.kill(broker)
+        try await Self.waitFor("the client to see the broker gone") { !client.isConnected }
+        broker = try Self.broker(port: port)
+        try await Self.waitFor("the reconnect's message, on the resubscribed filter") { received.withLock { $0.count } == 2 }
+        #expect(received.withLock { $0.last } == MQTTMessage(topic: "rc-test/2/hello", text: "connect 2", retain: false))
+        #expect(connects.withLock { $0 } == 2)
+        #expect(await client.publishAcknowledged(MQTTMessage(topic: "rc-test/3/hello", text: "acked"), timeout: .seconds(30)))
+        await client.stop()
+        #expect(!client.isConnected)
+    }
+}
