@@ -128,21 +128,28 @@ def monotonic():
 
 
 def agreement(members, after, count=3, within=AGREE_WITHIN):
-    """The spreads (s) of the first `count` time-panel changes after `after` that every member
-    shows, matched by text within `within` s of member 0's; None until each member has them."""
+    """The spreads (s) of `count` consecutive time-panel changes of member 0 after `after` that
+    every member shows (same text and state, within `within` s of member 0's), the first such
+    run; None until there is one. (A run, not the first changes: on a loaded machine one
+    commit may come late, and the next ones show whether the members agree.)"""
     sequences = [m.time_changes(after) for m in members]
     if any(len(s) < count for s in sequences):
         return None
     spreads = []
-    for t, text, state in sequences[0][:count]:
+    for t, text, state in sequences[0]:
         times = [t]
         for other in sequences[1:]:
             match = [o for o in other if o[1] == text and abs(o[0] - t) < within and o[2] == state]
             if not match:
-                return None
+                break
             times.append(match[0][0])
-        spreads.append(max(times) - min(times))
-    return spreads
+        else:
+            spreads.append(max(times) - min(times))
+            if len(spreads) == count:
+                return spreads
+            continue
+        spreads = []
+    return None
 
 
 def wait_agree(members, after, what, timeout=60.0, count=3):
