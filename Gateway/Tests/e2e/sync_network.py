@@ -25,29 +25,41 @@ class Network:
         self.tag = f"rcs{os.getpid() % 100000}"
         self.namespaces = (os.geteuid() == 0 and shutil.which("ip") is not None) if use_namespaces is None else use_namespaces
         self.members = members
+        self.fallback = None
+        self.broker_ns = f"{self.tag}-b"
         if self.namespaces:
-            self.broker_ns = f"{self.tag}-b"
-            run("ip", "netns", "add", self.broker_ns)
-            run("ip", "-n", self.broker_ns, "link", "set", "lo", "up")
-            for i in range(members):
-                ns = self.member_ns(i)
-                run("ip", "netns", "add", ns)
-                run("ip", "-n", ns, "link", "set", "lo", "up")
-                # The pair is made in the member's namespace, its peer moved to the broker's.
-                run("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"m{i}", "netns", self.broker_ns)
-                run("ip", "-n", ns, "addr", "add", f"10.77.{i}.2/24", "dev", "eth0")
-                run("ip", "-n", self.broker_ns, "addr", "add", f"10.77.{i}.1/24", "dev", f"m{i}")
-                run("ip", "-n", ns, "link", "set", "eth0", "up")
-                run("ip", "-n", self.broker_ns, "link", "set", f"m{i}", "up")
-            self.port = BROKER_PORT
-        else:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                self.port = s.getsockname()[1]
+            try:
+                self._link()
+                self.port = BROKER_PORT
+                return
+            except subprocess.CalledProcessError as error:
+                # E.g. a container without CAP_NET_ADMIN: said, and loopback instead.
+                self.fallback = (error.stderr or b"").decode(errors="replace").strip() or str(error)
+                self.close()
+                self.namespaces = False
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+
+    def _link(self):
+        run("ip", "netns", "add", self.broker_ns)
+        run("ip", "-n", self.broker_ns, "link", "set", "lo", "up")
+        for i in range(self.members):
+            ns = self.member_ns(i)
+            run("ip", "netns", "add", ns)
+            run("ip", "-n", ns, "link", "set", "lo", "up")
+            # The pair is made in the member's namespace, its peer moved to the broker's.
+            run("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"m{i}", "netns", self.broker_ns)
+            run("ip", "-n", ns, "addr", "add", f"10.77.{i}.2/24", "dev", "eth0")
+            run("ip", "-n", self.broker_ns, "addr", "add", f"10.77.{i}.1/24", "dev", f"m{i}")
+            run("ip", "-n", ns, "link", "set", "eth0", "up")
+            run("ip", "-n", self.broker_ns, "link", "set", f"m{i}", "up")
 
     @property
     def kind(self):
-        return "network namespaces with veth links" if self.namespaces else "loopback"
+        if self.namespaces:
+            return "network namespaces with veth links"
+        return f"loopback (network namespaces failed: {self.fallback})" if self.fallback else "loopback"
 
     def member_ns(self, i):
         return f"{self.tag}-m{i}"
