@@ -25,6 +25,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // Clocks in sync (issue 16): the group session message and one member's state
+        // machine, pure (no NIO, no Foundation): the gateway's GroupSyncService feeds it.
+        .target(name: "GroupSync", dependencies: [
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "RoundClockCore", package: "RoundClock"),
+        ]),
         // libmosquitto (Debian libmosquitto-dev), the Mosquitto project's MQTT client library.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client over libmosquitto: its network thread, reconnects, subscriptions
@@ -34,7 +41,8 @@ let package = Package(
         ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [
-            "MosquittoClient",
+            "MosquittoClient", "GroupSync",
+            .product(name: "RoundClockCore", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
             .product(name: "RoundClockConfig", package: "RoundClock"),
@@ -70,6 +78,11 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .testTarget(name: "GroupSyncTests", dependencies: [
+            "GroupSync",
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "TestSupport", package: "RoundClock"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,9 +21,11 @@ public struct GatewayServer {
         public var tls: (certificate: String, key: String)?
         /// `[mqtt]`: the client (not started yet), the clock's topics and the discovery; `nil` = no MQTT.
         public var mqtt: MQTTSetup?
+        /// `[sync] group` (needs `mqtt`); `nil` = this clock is in no group.
+        public var syncGroup: String?
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
-                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil) {
+                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil) {
             self.listen = listen
             self.control = control
             self.pin = pin
@@ -31,6 +33,7 @@ public struct GatewayServer {
             self.programs = programs
             self.tls = tls
             self.mqtt = mqtt
+            self.syncGroup = syncGroup
         }
     }
 
@@ -60,6 +63,9 @@ public struct GatewayServer {
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
             services.append(ClockMQTTService(bridge: bridge))
+            if let group = settings.syncGroup {
+                services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, link: link, logger: logger)))
+            }
         }
         return Application(
             router: router,

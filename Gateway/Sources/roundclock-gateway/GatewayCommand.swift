@@ -71,9 +71,10 @@ struct GatewayCommand: AsyncParsableCommand {
             throw ExitCode(ConfigError.exitCode)
         }
         let tls = remote.tlsCertificate.flatMap { cert in remote.tlsKey.map { (certificate: cert, key: $0) } }
+        let mqtt = try MQTTOptions.setup(loaded, version: Self.configuration.version, logger: logger)
         let settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
                                               programs: loaded.catalog.map(\.name), tls: tls,
-                                              mqtt: try MQTTOptions.setup(loaded, version: Self.configuration.version, logger: logger))
+                                              mqtt: mqtt, syncGroup: try SyncOptions.group(loaded, mqtt: mqtt))
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)

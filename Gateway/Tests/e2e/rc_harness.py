@@ -71,6 +71,17 @@ def describe_scheduling(prefix):
     return f"{policy}, nice {prefix[5]}"
 
 
+def terminate(*processes):
+    """SIGTERM each running process and waits for it (SIGKILL after 30 s)."""
+    for process in processes:
+        if process and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 class Rig:
     """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
     the directory); `clock_args` are added to `roundclock run`; `clock_prefix` and `gateway_prefix` go before
@@ -141,13 +152,7 @@ class Rig:
             return f.read()
 
     def close(self):
-        for process in (self.gateway, self.clock):
-            if process and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        terminate(self.gateway, self.clock)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):

@@ -1,0 +1,65 @@
+import ControlProtocol
+import JSON
+
+/// The clock's side of the wire (sync-contract.md §1): the `session` member of each state
+/// line, and the `adopt` command with its reply. Read here from the socket's JSON, so the
+/// group sync depends on the contract, not on the clock's code.
+public struct ClockSession: Sendable, Hashable {
+    public var session: SharedSession
+    /// The token of the `adopt` that made this session, `nil` after any other change.
+    public var adopted: Int64?
+
+    public init(session: SharedSession, adopted: Int64?) {
+        self.session = session
+        self.adopted = adopted
+    }
+
+    /// The session of a state line; `nil` for a line without one (an `{"ok": …}` reply, the
+    /// gateway's own "clock unreachable", a clock older than the contract). A state line
+    /// whose session is present but malformed is an error (the clock broke the contract).
+    public static func parse(stateLine line: String) throws(GroupSyncProblem) -> ClockSession? {
+        guard let value = try? JSONParser(maxBytes: ControlSocketLimits.maximumStateLine).parse(line),
+              value["state"] != nil, let object = value["session"], object.members != nil else { return nil }
+        let session = try SharedSession.read(from: object)
+        let adopted: Int64?
+        switch object["adopted"] {
+        case .null?, nil: adopted = nil
+        case let token?:
+            guard let number = token.int, number >= 0 else { throw GroupSyncProblem("\"adopted\" must be null or a token") }
+            adopted = Int64(number)
+        }
+        return ClockSession(session: session, adopted: adopted)
+    }
+}
+
+public enum ControlSocketLimits {
+    /// Longest state line read (the gateway's line framer allows the same).
+    public static let maximumStateLine = 64 * 1024
+}
+
+/// `{"command": "adopt", "token": 7, "session": {…}}` (sync-contract.md §1, `adopt`).
+public struct AdoptCommand: Sendable, Hashable {
+    public var token: Int64
+    public var session: SharedSession
+
+    public init(token: Int64, session: SharedSession) {
+        self.token = token
+        self.session = session
+    }
+
+    /// The request line, without its newline.
+    public var line: String {
+        JSONValue.object([JSONMember("command", .string("adopt")), JSONMember("token", .int(token)),
+                          JSONMember("session", .object(session.members))]).encoded
+    }
+
+    /// The clock's answer: `nil` when it adopted, else why not (its own words, or that
+    /// the reply is not one).
+    public static func refusal(inReply reply: String) -> String? {
+        switch ControlReply.parse(reply) {
+        case .ok?: nil
+        case .failed(let why)?: why
+        case nil: "not a reply: \(reply.prefix(200))"
+        }
+    }
+}
