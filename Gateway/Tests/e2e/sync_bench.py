@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rc_harness import wait_for  # noqa: E402
+from rc_harness import CLOCK_UNIT, GATEWAY_UNIT, describe_scheduling, unit_scheduling, wait_for  # noqa: E402
 from sync_harness import TOPIC, Group, monotonic, wait_agree, wait_log  # noqa: E402
 
 
@@ -60,8 +60,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--every", type=float, default=15, help="seconds between commands")
+    parser.add_argument("--as-deployed", action="store_true",
+                        help="clocks and gateways with their units' scheduling (CPUSchedulingPolicy=, Nice=), the broker at "
+                             "SCHED_OTHER nice 0; run this script under `chrt -f 20` to stand for the members' buttons")
     args = parser.parse_args()
-    with Group(members=3, program="countdown:90:00") as group:
+    prefixes = {}
+    if args.as_deployed:
+        prefixes = dict(clock_prefix=unit_scheduling(CLOCK_UNIT), gateway_prefix=unit_scheduling(GATEWAY_UNIT),
+                        broker_prefix=["chrt", "-o", "0", "nice", "-n", "0"])
+        print(f"scheduling: clocks {describe_scheduling(prefixes['clock_prefix'])}, gateways "
+              f"{describe_scheduling(prefixes['gateway_prefix'])}, broker SCHED_OTHER, nice 0")
+    with Group(members=3, program="countdown:90:00", **prefixes) as group:
         members = group.members
         for m in members:
             wait_log(m, "connected to MQTT broker")

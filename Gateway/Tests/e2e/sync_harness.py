@@ -28,8 +28,10 @@ class Member:
     control socket) and its gateway, joined to the group as member-<i>. The gateway runs in
     the member's network namespace; the clock needs no network at all."""
 
-    def __init__(self, network, index, directory, program="countdown:30:00"):
+    def __init__(self, network, index, directory, program="countdown:30:00", clock_prefix=(), gateway_prefix=()):
         self.network = network
+        self.clock_prefix = list(clock_prefix)
+        self.gateway_prefix = list(gateway_prefix)
         self.index = index
         self.name = f"member-{index}"
         self.dir = os.path.join(directory, self.name)
@@ -50,7 +52,7 @@ class Member:
         self.start_gateway()
 
     def start_clock(self):
-        args = [CLOCK, "run", "--simulate", "--config", self.config, "--control", self.socket,
+        args = self.clock_prefix + [CLOCK, "run", "--simulate", "--config", self.config, "--control", self.socket,
                 "--state-dir", os.path.join(self.dir, "clock-state"), "--frames", self.frames, "--frames-clock", "monotonic"]
         self.clock = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=open(os.path.join(self.dir, "clock.log"), "ab"))
@@ -58,7 +60,7 @@ class Member:
         assert self.clock.poll() is None, f"{self.name}'s clock exited: {self.clock_log()}"
 
     def start_gateway(self):
-        args = self.network.prefix(self.index) + [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
+        args = self.network.prefix(self.index) + self.gateway_prefix + [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
                                                   "--state-dir", os.path.join(self.dir, "gateway-state")]
         self.gateway = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=open(self.gateway_log_path, "ab"))
@@ -166,11 +168,13 @@ def wait_log(member, text, after_lines=0, timeout=60.0):
 class Group:
     """Network, broker and members, started together and torn down together."""
 
-    def __init__(self, members=3, spare=0, program="countdown:30:00"):
+    def __init__(self, members=3, spare=0, program="countdown:30:00", clock_prefix=(), gateway_prefix=(), broker_prefix=()):
+        """`clock_prefix`, `gateway_prefix`, `broker_prefix`: commands put before each process's
+        own (rc_harness.unit_scheduling: run them as their units do)."""
         self.dir = tempfile.mkdtemp(prefix="rc-sync-")
         self.network = Network(members + spare)
-        self.broker = Broker(self.network, self.dir)
-        self.members = [Member(self.network, i, self.dir, program) for i in range(members + spare)]
+        self.broker = Broker(self.network, self.dir, broker_prefix)
+        self.members = [Member(self.network, i, self.dir, program, clock_prefix, gateway_prefix) for i in range(members + spare)]
         for member in self.members[:members]:
             member.start()
 

@@ -83,8 +83,9 @@ class Network:
 class Broker:
     """A real Mosquitto, no persistence: a restart loses its retained messages."""
 
-    def __init__(self, network, directory):
+    def __init__(self, network, directory, prefix=()):
         self.network = network
+        self.prefix = list(prefix)
         self.conf = os.path.join(directory, "mosquitto.conf")
         self.log = os.path.join(directory, "mosquitto.log")
         bind = "0.0.0.0" if network.namespaces else "127.0.0.1"
@@ -96,7 +97,7 @@ class Broker:
         self.start()
 
     def start(self):
-        self.process = subprocess.Popen(self.network.prefix() + [MOSQUITTO, "-c", self.conf], stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(self.network.prefix() + self.prefix + [MOSQUITTO, "-c", self.conf], stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
         host = "127.0.0.1"
         wait_for(lambda: self._listening(host) or self.process.poll() is not None, what="mosquitto to listen")
