@@ -30,7 +30,6 @@ let package = Package(
         .target(name: "GroupSync", dependencies: [
             .product(name: "JSON", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
-            .product(name: "RoundClockCore", package: "RoundClock"),
         ]),
         // libmosquitto (Debian libmosquitto-dev), the Mosquitto project's MQTT client library.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),

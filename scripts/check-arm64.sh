@@ -7,6 +7,8 @@
 # for byte, amd64 against arm64:
 #   - the frames file of a full boxing session in virtual time (simulate --virtual --frames)
 #   - `render --plain` of two texts on every backpack kind (RAM bytes and the drawing)
+#   - the package installed with dpkg -i, its /usr/bin/roundclock run, its unit verified,
+#     then purged (install.txt)
 # and each package's lintian report must hold no error and no warning.
 # One build per architecture: the binary compared is the packaged one (`dpkg-deb -x`), the
 # binary a Pi owner installs. Slow: the arm64 compiler itself runs under emulation. Root
@@ -37,6 +39,23 @@ ls /cache/out | wc -l
 RUNS
 )
 
+# the package installed as a Pi owner installs it (maintainer scripts run emulated on arm64),
+# its binary run from /usr/bin, the unit checked, then purged: install.txt, compared like the rest
+INSTALL=$(cat <<'INSTALL'
+set -e; cd /cache/out
+{ dpkg -i /cache/debs/roundclock_*_"$(dpkg --print-architecture)".deb > /dev/null
+  dpkg-query -W -f='${Package} ${Version} ${Status}\n' roundclock
+  /usr/bin/roundclock --version
+  getent passwd roundclock | cut -d: -f1,6,7
+  systemctl is-enabled roundclock.service || true
+  systemd-analyze verify /usr/lib/systemd/system/roundclock.service && echo "systemd-analyze verify: clean"
+  dpkg --purge roundclock > /dev/null
+  dpkg-query -W -f='${Status}\n' roundclock 2>/dev/null || echo "purged"
+  test ! -e /etc/roundclock/config.toml && echo "no /etc/roundclock/config.toml left"; } > install.txt 2>&1
+cat install.txt
+INSTALL
+)
+
 for arch in amd64 arm64; do
   CACHE=${VM_CACHE:-$REPO/.build-vm}/trixie-$arch
   mkdir -p "$CACHE"; CACHE=$(cd "$CACHE" && pwd)
@@ -50,6 +69,8 @@ for arch in amd64 arm64; do
   ls "$CACHE"/debs/roundclock_*_"$arch".deb > /dev/null || { echo "FAIL $arch: no package (log: $CACHE/build-deb.log)"; exit 1; }
   stamp "$arch: simulate and render with the packaged binary"
   trixie_chroot "$ROOT" "$CACHE" "$RUNS"
+  stamp "$arch: dpkg -i, run from /usr/bin, dpkg --purge"
+  trixie_chroot "$ROOT" "$CACHE" "$INSTALL" || { echo "FAIL $arch: install (see $CACHE/out/install.txt)"; exit 1; }
 done
 stamp "compare"
 
@@ -70,6 +91,9 @@ for arch in amd64 arm64; do
   else echo "FAIL lintian $arch: $issues errors or warnings"; grep -E '^[EW]: ' "$log" | head -5; failed=$((failed + 1)); fi
 done
 grep -q '"panel"' "$AMD/boxing.jsonl" || { echo "FAIL boxing.jsonl has no frames"; failed=$((failed + 1)); }
+for want in " install ok installed" "systemd-analyze verify: clean" "purged" "no /etc/roundclock/config.toml left"; do
+  grep -qF "$want" "$AMD/install.txt" || { echo "FAIL install.txt lacks \"$want\""; failed=$((failed + 1)); }
+done
 stamp "done"
 echo "check-arm64: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -76,7 +76,7 @@ public enum ControlRequest: Sendable, Hashable {
             guard let session = value["session"] else { throw ControlError("\"adopt\" needs a \"session\" object") }
             return .adopt(token: try SessionShare.token(token, name: "\"token\""), session: try SessionShare.parse(session, withAdopted: false))
         default:
-            let known = (ControlCommand.words + ["subscribe"]).joined(separator: ", ")
+            let known = (ControlCommand.words + ["subscribe", "adopt"]).joined(separator: ", ")
             throw ControlError("unknown command \(JSONValue.quoted(word)) (known: \(known))")
         }
     }

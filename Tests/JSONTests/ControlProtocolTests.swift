@@ -23,7 +23,7 @@ import Testing
 
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
-            (#"{"command": "jump"}"#, #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe)"#),
+            (#"{"command": "jump"}"#, #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, adopt)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),

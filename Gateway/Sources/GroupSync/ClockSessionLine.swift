@@ -20,14 +20,12 @@ public struct ClockSession: Sendable, Hashable {
     public static func parse(stateLine line: String) throws(GroupSyncProblem) -> ClockSession? {
         guard let value = try? JSONParser(maxBytes: ControlSocketLimits.maximumStateLine).parse(line),
               value["state"] != nil, let object = value["session"], object.members != nil else { return nil }
+        // the clock's five members (a newer clock may add more: those are not ours to judge)
+        let five = JSONValue.object((SharedSession.memberNames + ["adopted"]).compactMap { name in object[name].map { JSONMember(name, $0) } })
+        let share: SessionShare
+        do { share = try SessionShare.parse(five, withAdopted: true) } catch { throw GroupSyncProblem(error.description) }
         let session = try SharedSession.read(from: object)
-        let adopted: Int64?
-        switch object["adopted"] {
-        case .null?, nil: adopted = nil
-        case let token?:
-            guard let number = token.int, number >= 0 else { throw GroupSyncProblem("\"adopted\" must be null or a token") }
-            adopted = Int64(number)
-        }
+        let adopted = share.adopted
         return ClockSession(session: session, adopted: adopted)
     }
 }

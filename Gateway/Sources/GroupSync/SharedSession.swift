@@ -1,5 +1,5 @@
+import ControlProtocol
 import JSON
-import RoundClockCore
 
 /// The part of a clock's session that a group shares (docs sync-contract.md §1, "State lines
 /// carry the session"; §3): the program, whether it is ready, running or paused, the running
@@ -25,10 +25,13 @@ public struct SharedSession: Sendable, Hashable {
         self.anchorRealtimeNanoseconds = anchorRealtimeNanoseconds
     }
 
-    /// `TimeLimits.maximumElapsed` (100 years) in nanoseconds: the clock's `adopt` refuses more.
-    public static let maximumElapsedNanoseconds = TimeLimits.maximumElapsed.wholeNanoseconds
+    /// The clock's own limit (`SessionShare.maximumElapsedNanoseconds`, 100 years): its
+    /// `adopt` refuses more.
+    public static let maximumElapsedNanoseconds = SessionShare.maximumElapsedNanoseconds
     /// Longest program spec accepted (a DSL line is a few dozen bytes).
     public static let maximumProgramBytes = 1024
+    /// The members this type reads and writes, in the contract's order.
+    static let memberNames = ["program", "run", "elapsed_before_ns", "anchor_realtime_ns"]
 
     /// The four members, in the contract's order and spelling.
     public var members: [JSONMember] {
@@ -37,33 +40,27 @@ public struct SharedSession: Sendable, Hashable {
          JSONMember("anchor_realtime_ns", anchorRealtimeNanoseconds.map { .int($0) } ?? .null)]
     }
 
-    /// Reads the four members from `object` (other members are the caller's business).
-    /// The error is one line naming the member.
+    /// The session as the clock shares it (`ControlProtocol.SessionShare`, without `adopted`).
+    public init(_ share: SessionShare) {
+        self.init(program: share.program, run: Run(rawValue: share.run.rawValue) ?? .ready,
+                  elapsedBeforeNanoseconds: share.elapsedBeforeNanoseconds,
+                  anchorRealtimeNanoseconds: share.anchorRealtimeNanoseconds)
+    }
+
+    /// Reads the four members from `object` (other members are the caller's business) with
+    /// the clock's own validator, `SessionShare.parse` — a session the clock would refuse to
+    /// adopt (a ready one with running time, a paused one without) is malformed here too —
+    /// plus this side's limit on the program's length. The error is one line naming the member.
     public static func read(from object: JSONValue) throws(GroupSyncProblem) -> SharedSession {
-        guard let program = object["program"] else { throw GroupSyncProblem("missing \"program\"") }
-        guard let spec = program.string, !spec.isEmpty, spec.utf8.count <= maximumProgramBytes else {
+        if let spec = object["program"]?.string, spec.utf8.count > maximumProgramBytes {
             throw GroupSyncProblem("\"program\" must be a non-empty string of at most \(maximumProgramBytes) bytes")
         }
-        guard let runWord = object["run"]?.string, let run = Run(rawValue: runWord) else {
-            throw GroupSyncProblem("\"run\" must be \"ready\", \"running\" or \"paused\"")
+        let four = JSONValue.object(memberNames.compactMap { name in object[name].map { JSONMember(name, $0) } })
+        do {
+            return SharedSession(try SessionShare.parse(four, withAdopted: false))
+        } catch {
+            throw GroupSyncProblem(error.description)
         }
-        guard let elapsed = object["elapsed_before_ns"]?.int, (0...maximumElapsedNanoseconds).contains(Int64(elapsed)) else {
-            throw GroupSyncProblem("\"elapsed_before_ns\" must be a whole number of nanoseconds in 0...\(maximumElapsedNanoseconds)")
-        }
-        let anchor: Int64?
-        switch object["anchor_realtime_ns"] {
-        case .null?, nil: anchor = nil
-        case let value?:
-            guard let nanoseconds = value.int, nanoseconds >= 0 else {
-                throw GroupSyncProblem("\"anchor_realtime_ns\" must be null or a non-negative whole number of nanoseconds")
-            }
-            anchor = Int64(nanoseconds)
-        }
-        guard (run == .running) == (anchor != nil) else {
-            throw GroupSyncProblem(run == .running ? "a running session needs \"anchor_realtime_ns\""
-                                                   : "\"anchor_realtime_ns\" must be null unless running")
-        }
-        return SharedSession(program: spec, run: run, elapsedBeforeNanoseconds: Int64(elapsed), anchorRealtimeNanoseconds: anchor)
     }
 }
 

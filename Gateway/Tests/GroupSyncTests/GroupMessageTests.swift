@@ -29,7 +29,7 @@ import TestSupport
             let message = GroupMessage(
                 version: Int64(rng.next() % UInt64(GroupMessage.maximumVersion + 1)), member: member,
                 session: SharedSession(program: program, run: run,
-                                       elapsedBeforeNanoseconds: Int64(rng.next() % UInt64(SharedSession.maximumElapsedNanoseconds + 1)),
+                                       elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % UInt64(SharedSession.maximumElapsedNanoseconds)),
                                        anchorRealtimeNanoseconds: run == .running ? Int64(rng.next() >> 1) : nil),
                 issuedRealtimeNanoseconds: Int64(rng.next() >> 1))
             #expect(MemberID.problem(member) == nil)
@@ -53,6 +53,31 @@ import TestSupport
 
     /// Every payload of the generated corpus is refused with one line; fed to a member, each
     /// gives exactly one log line and changes nothing (no adopt, no publish, same session).
+    /// The group reads a session with the clock's own validator (`SessionShare.parse`): what
+    /// the clock's `adopt` would refuse is malformed before it reaches a clock.
+    @Test func aSessionTheClockWouldRefuseIsMalformed() throws {
+        func payload(_ run: String, elapsed: Int64, anchor: String) -> String {
+            #"{"version": 3, "member": "m", "program": "boxing", "run": "\#(run)", "elapsed_before_ns": \#(elapsed), "anchor_realtime_ns": \#(anchor), "issued_realtime_ns": 1}"#
+        }
+        let refused: [(String, String)] = [
+            (payload("ready", elapsed: 5, anchor: "null"), "a ready session has \"elapsed_before_ns\" 0"),
+            (payload("paused", elapsed: 0, anchor: "null"), "a paused session has \"elapsed_before_ns\" above 0"),
+            (payload("running", elapsed: 0, anchor: "null"), "a running session needs \"anchor_realtime_ns\""),
+            (payload("paused", elapsed: 9, anchor: "7"), "only a running session has an \"anchor_realtime_ns\""),
+            (payload("running", elapsed: SharedSession.maximumElapsedNanoseconds + 1, anchor: "7"), "\"elapsed_before_ns\" must be"),
+        ]
+        for (line, why) in refused {
+            #expect(throws: GroupSyncProblem.self, "\(line)") { try GroupMessage.parse(line) }
+            do { _ = try GroupMessage.parse(line) } catch { #expect(error.description.contains(why), "\(error)") }
+        }
+        #expect(try GroupMessage.parse(payload("paused", elapsed: 9, anchor: "null")).session.run == .paused)
+        #expect(try GroupMessage.parse(payload("running", elapsed: SharedSession.maximumElapsedNanoseconds, anchor: "7")).session.run == .running)
+        let long = String(repeating: "x", count: SharedSession.maximumProgramBytes + 1)
+        #expect(throws: GroupSyncProblem.self) {
+            try GroupMessage.parse(payload("ready", elapsed: 0, anchor: "null").replacingOccurrences(of: "boxing", with: long))
+        }
+    }
+
     @Test func malformedPayloadsAreIgnoredWithOneLogLineEach() throws {
         let seed = ProcessInfo.processInfo.environment["GROUPSYNC_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         print("GroupMessageTests.malformedPayloadsAreIgnoredWithOneLogLineEach seed \(seed) (replay: GROUPSYNC_SEED=\(seed))")

@@ -46,7 +46,7 @@ struct GroupSimulation {
     mutating func randomSession() -> SharedSession {
         let run = rng.pick(SharedSession.Run.allCases)
         return SharedSession(program: rng.pick(Self.programs), run: run,
-                             elapsedBeforeNanoseconds: run == .ready ? 0 : Int64(rng.next() % 600_000_000_000),
+                             elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % 600_000_000_000),
                              anchorRealtimeNanoseconds: run == .running ? now - Int64(rng.next() % 60_000_000_000) : nil)
     }
 
