@@ -43,7 +43,13 @@ RUNS
 # its binary run from /usr/bin, the unit checked, then purged: install.txt, compared like the rest
 INSTALL=$(cat <<'INSTALL'
 set -e; cd /cache/out
-{ dpkg -i /cache/debs/roundclock_*_"$(dpkg --print-architecture)".deb > /dev/null
+# a cached root filesystem keeps the system user a previous run's postinst made: remove it, so
+# every run checks that installing creates it; dpkg's own output (sysusers' "Creating user ...",
+# whose ids depend on what the root filesystem already holds) goes to a log beside out/
+for u in roundclock; do userdel "$u" 2> /dev/null || true; done
+for g in roundclock roundclock-remote gpio; do groupdel "$g" 2> /dev/null || true; done
+{ dpkg -i /cache/debs/roundclock_*_"$(dpkg --print-architecture)".deb > /cache/dpkg-install.log 2>&1 \
+    || { echo "dpkg -i failed:"; cat /cache/dpkg-install.log; }
   dpkg-query -W -f='${Package} ${Version} ${Status}\n' roundclock
   /usr/bin/roundclock --version
   getent passwd roundclock | cut -d: -f1,6,7
@@ -91,7 +97,7 @@ for arch in amd64 arm64; do
   else echo "FAIL lintian $arch: $issues errors or warnings"; grep -E '^[EW]: ' "$log" | head -5; failed=$((failed + 1)); fi
 done
 grep -q '"panel"' "$AMD/boxing.jsonl" || { echo "FAIL boxing.jsonl has no frames"; failed=$((failed + 1)); }
-for want in " install ok installed" "systemd-analyze verify: clean" "purged" "no /etc/roundclock/config.toml left"; do
+for want in " install ok installed" "roundclock:/var/lib/roundclock:/usr/sbin/nologin" "systemd-analyze verify: clean" "purged" "no /etc/roundclock/config.toml left"; do
   grep -qF "$want" "$AMD/install.txt" || { echo "FAIL install.txt lacks \"$want\""; failed=$((failed + 1)); }
 done
 stamp "done"

@@ -21,7 +21,9 @@ extension MQTTClient {
         // libmosquitto's own error and warning lines (TLS handshakes, protocol errors).
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
             guard let client = MQTTClient.client(userdata), let text, level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
-            client.logger.warning("MQTT broker \(client.connection.broker): libmosquitto: \(String(cString: text))")
+            var line = String(cString: text)
+            while line.last?.isNewline == true { line.removeLast() }  // some end in "\n"
+            client.logger.warning("MQTT broker \(client.connection.broker): libmosquitto: \(line)")
         }
     }
 
@@ -119,7 +121,10 @@ extension MQTTClient {
     /// Logs `problem` unless it is the one logged last (a retry loop logs each reason once).
     func noteProblem(_ problem: String) {
         let isNew = state.withLock { s in
-            defer { s.lastProblem = problem }
+            defer {
+                s.lastProblem = problem
+                s.problemsNoted += 1
+            }
             return s.lastProblem != problem
         }
         if isNew { logger.warning("\(problem)") }

@@ -10,12 +10,16 @@ import Synchronization
 /// shared by the gateway's components: the clock's topics and Home Assistant discovery
 /// (`ClockMQTT`) and the group sync. One connection, clean session, QoS 1 for everything.
 ///
-/// - Network: `start()` returns at once; a thread of its own calls `mosquitto_connect_async`
-///   until the broker answers (1, 2, 4, 8, then every 10 s: libmosquitto 2.0's network thread
-///   does not retry a first connect that failed, it waits for one that succeeded), then
-///   `mosquitto_loop_start`: from there libmosquitto's own thread does all network I/O and
-///   retries a lost or refused connection with its backoff
-///   (`mosquitto_reconnect_delay_set(1 s, max 10 s, exponential)`: 1, 4, 9, 10, 10 … s).
+/// - Network: `start()` returns at once; one thread of the client's own ("mqtt network")
+///   does all network I/O: `mosquitto_connect_async` (later `mosquitto_reconnect_async`), then
+///   `mosquitto_loop` (1 s select timeout; keepalive PINGREQs) until the connection ends, for
+///   whatever reason, then waits its backoff (1, 2, 4, 8, then every 10 s; back to 1 s after a
+///   connection the broker accepted) and connects again, until `stop`. Not
+///   `mosquitto_loop_start`: libmosquitto 2.0's own thread (`mosquitto_loop_forever`) never
+///   retries a first connect that failed, and ends for good after MOSQ_ERR_PROTOCOL,
+///   MOSQ_ERR_TLS, MOSQ_ERR_NOMEM and a few more, which left a gateway silently offline until
+///   it was restarted. `mosquitto_threaded_set(true)` tells libmosquitto that other threads
+///   publish, so it wakes the loop instead of writing from the caller's thread.
 ///   Nothing here ever blocks a caller on the broker.
 /// - `subscribe(_:handler:)`: a component registers its own topic filter (wildcards
 ///   allowed) and a handler. The client (re)subscribes every registered filter on every
@@ -62,14 +66,23 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         var draining: Set<Int32>?
         /// Counts connects, so a late drain timeout does not act on a newer connection.
         var generation = 0
-        /// The thread making the first connection, until it made it.
-        var connector: PosixThread?
-        /// `mosquitto_loop_start` ran (the first connection succeeded).
-        var looping = false
+        /// The network thread, from `start` until `stop` joined it.
+        var network: PosixThread?
+        /// When `stop` asked the network thread to end: it goes on until the DISCONNECT
+        /// is written, at most `stopGrace` longer.
+        var stopRequested: ContinuousClock.Instant?
+        /// Counts `noteProblem` calls, logged or not: the network thread logs a failed
+        /// attempt itself only when no callback did.
+        var problemsNoted = 0
     }
 
-    /// Reconnect delays handed to `mosquitto_reconnect_delay_set`, in seconds.
-    public static let reconnectDelay: UInt32 = 1, reconnectDelayMax: UInt32 = 10
+    /// The reconnect backoff: the first delay, doubled after each failed attempt up to the
+    /// largest, in seconds.
+    public static let reconnectDelay = 1, reconnectDelayMax = 10
+    /// How long the network thread keeps running after `stop` to send DISCONNECT.
+    static let stopGrace = Duration.seconds(2)
+    /// `mosquitto_loop`'s select timeout, in ms: how often it checks keepalive and `stop`.
+    static let loopTimeout: Int32 = 1000
     /// MQTT's largest payload (section 2.2.3: remaining length at most 268,435,455).
     public static let maximumPayload = 268_435_455
     /// How long the connect handlers wait for re-sent messages' PUBACKs at most.
@@ -100,7 +113,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         if let ca = connection.caFile {
             try MQTTError.check(mosquitto_tls_set(handle, ca, nil, nil, nil, nil), broker: broker, "TLS with ca_file \(ca)")
         }
-        try MQTTError.check(mosquitto_reconnect_delay_set(handle, Self.reconnectDelay, Self.reconnectDelayMax, true), broker: broker, "reconnect delay")
+        try MQTTError.check(mosquitto_threaded_set(handle, true), broker: broker, "threaded mode")
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         installCallbacks()
     }
@@ -169,7 +182,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         return id
     }
 
-    /// Connects in the background (libmosquitto's thread; see the type's doc comment).
+    /// Connects in the background (the network thread; see the type's doc comment).
     public func start() throws(MQTTError) {
         guard state.withLock({ s in
             defer { s.running = true }
@@ -178,52 +191,72 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         // Kept alive while the network thread may call back into it; released by `stop`.
         _ = Unmanaged.passRetained(self)
         do {
-            let connector = try PosixThread.start(named: "mqtt connect") { [self] in firstConnect() }
-            state.withLock { $0.connector = connector }
+            let network = try PosixThread.start(named: "mqtt network") { [self] in networkLoop() }
+            state.withLock { $0.network = network }
         } catch {
+            state.withLock { $0.running = false }
+            Unmanaged.passUnretained(self).release()
             throw MQTTError(broker: connection.broker, operation: "start", reason: error.description)
         }
     }
 
-    /// Tries `mosquitto_connect_async` until it succeeds (or `stop`), then starts libmosquitto's thread.
-    private func firstConnect() {
-        var delay = 1
+    /// Connects, runs `mosquitto_loop` while the connection lasts, waits the backoff, and
+    /// again, until `stop` (see the type's doc comment).
+    private func networkLoop() {
+        var delay = Self.reconnectDelay
+        var everConnected = false
         while state.withLock({ $0.running }) {
-            let code = mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
+            let (generation, problems) = state.withLock { ($0.generation, $0.problemsNoted) }
+            let code = everConnected
+                ? mosquitto_reconnect_async(handle)
+                : mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                let started = mosquitto_loop_start(handle)
-                if started == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                    state.withLock { $0.looping = true }
-                } else {
-                    logger.error("\(MQTTError(broker: connection.broker, operation: "mosquitto_loop_start", code: started))")
-                }
-                return
+                everConnected = true
+                var result: Int32
+                repeat { result = mosquitto_loop(handle, Self.loopTimeout, 1) } while result == Int32(MOSQ_ERR_SUCCESS.rawValue) && keepLooping()
+                let error = MQTTError(broker: connection.broker, operation: "connect", code: result)  // reads errno first
+                let (running, accepted, noted) = state.withLock { ($0.running, $0.generation != generation, $0.problemsNoted != problems) }
+                if !running { break }
+                // The callbacks logged a refusal, or the loss of a connection the broker had
+                // accepted; anything else (refused port, timeout, TLS handshake) is logged here.
+                if accepted { delay = Self.reconnectDelay }
+                if !accepted && !noted { noteProblem("\(error); retrying with backoff") }
+            } else {
+                noteProblem("\(MQTTError(broker: connection.broker, operation: "connect", code: code)); retrying with backoff")
             }
-            noteProblem("\(MQTTError(broker: connection.broker, operation: "connect", code: code)); retrying with backoff")
             // Sleeps in 100 ms steps, so `stop` never waits long for this thread.
             for _ in 0..<(delay * 10) where state.withLock({ $0.running }) { usleep(100_000) }
-            delay = min(delay * 2, Int(Self.reconnectDelayMax))
+            delay = min(delay * 2, Self.reconnectDelayMax)
+        }
+        // A connection still open (stop's grace ran out before DISCONNECT was written).
+        mosquitto_disconnect(handle)
+    }
+
+    /// While running; after `stop`, until the DISCONNECT is written, at most `stopGrace`.
+    private func keepLooping() -> Bool {
+        state.withLock { s in
+            guard let requested = s.stopRequested else { return true }
+            return ContinuousClock.now < requested + Self.stopGrace
         }
     }
 
     /// Publishes `final` (if connected) and waits for its PUBACK at most `timeout`, then
-    /// disconnects cleanly and joins libmosquitto's thread.
+    /// disconnects cleanly (DISCONNECT, so the broker does not publish the will) and joins the
+    /// network thread.
     public func stop(final: MQTTMessage? = nil, timeout: Duration = .seconds(2)) async {
         guard state.withLock({ $0.running }) else { return }
         if let final, isConnected { _ = await publishAcknowledged(final, timeout: timeout) }
-        let connector = state.withLock { s in
+        let network = state.withLock { s in
             s.running = false
-            return s.connector
+            s.stopRequested = .now
+            return s.network
         }
-        connector?.join()
-        if state.withLock({ $0.looping }) {
-            mosquitto_disconnect(handle)
-            mosquitto_loop_stop(handle, false)
-        }
+        mosquitto_disconnect(handle)
+        network?.join()
         state.withLock { s in
             s.connected = false
-            s.looping = false
-            s.connector = nil
+            s.network = nil
+            s.stopRequested = nil
         }
         Unmanaged.passUnretained(self).release()
     }

@@ -9,7 +9,8 @@ import Testing
 
 /// `MQTTClient` against a real Mosquitto (Debian `mosquitto`, `-p PORT`: local clients,
 /// anonymous): a component's filter and handler, publishing, and the connect handler on the
-/// first connect and after the broker was killed and started again.
+/// first connect and after the broker was killed and started again, or after a broker that
+/// broke the protocol gave way to a real one.
 @Suite(.serialized) struct MQTTClientTests {
     static let mosquitto = "/usr/sbin/mosquitto"
 
@@ -88,5 +89,83 @@ import Testing
         #expect(await client.publishAcknowledged(MQTTMessage(topic: "rc-test/3/hello", text: "acked"), timeout: .seconds(30)))
         await client.stop()
         #expect(!client.isConnected)
+    }
+
+    /// A broker that breaks the protocol: it accepts the connection (CONNACK 0), then sends a
+    /// packet of the reserved type 0 (MQTT 3.1.1 section 2.2.1), which libmosquitto answers
+    /// with MOSQ_ERR_PROTOCOL, one of the errors after which its own network thread
+    /// (`mosquitto_loop_start`) stops for good. Then it goes away and a real Mosquitto comes up
+    /// on the same port: the client must find it by itself and work as before.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mosquitto)))
+    func aBrokerBreakingTheProtocolDoesNotStopReconnecting() async throws {
+        let port = try Self.freePort()
+        let rogue = try RogueBroker(port: port)
+        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-rogue-\(getpid())", keepalive: 5),
+                                    logger: Logger(label: "test"))
+        let connects = Mutex(0)
+        let received = Mutex<[MQTTMessage]>([])
+        try client.subscribe("rc-rogue/#") { message in received.withLock { $0.append(message) } }
+        client.onConnect { connects.withLock { $0 += 1 } }
+        try client.start()
+        try await Self.waitFor("the rogue broker's CONNACK") { connects.withLock { $0 } == 1 }
+        rogue.breakProtocol()
+        try await Self.waitFor("the client to drop the rogue broker") { !client.isConnected }
+        rogue.close()
+        let broker = try Self.broker(port: port)
+        defer { Self.kill(broker) }
+        try await Self.waitFor("a connection to the real broker") { connects.withLock { $0 } == 2 }
+        #expect(await client.publishAcknowledged(MQTTMessage(topic: "rc-rogue/after", text: "back", retain: false), timeout: .seconds(30)))
+        try await Self.waitFor("the message, on the resubscribed filter") { !received.withLock { $0.isEmpty } }
+        #expect(received.withLock { $0 } == [MQTTMessage(topic: "rc-rogue/after", text: "back", retain: false)])
+        await client.stop()
+        #expect(!client.isConnected)
+    }
+}
+
+/// Just enough of a broker on 127.0.0.1:`port` to accept one MQTT client (any CONNECT gets
+/// CONNACK "accepted"), then to break the protocol on command. Blocking sockets on a thread
+/// of its own, outside Swift's cooperative pool.
+final class RogueBroker: @unchecked Sendable {  // `connection` is written once by the accepting thread before `accepted` is signalled
+    private let listener: Int32
+    private var connection: Int32 = -1
+    private let accepted = DispatchSemaphore(value: 0)
+
+    init(port: Int) throws {
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        try #require(bound && listen(listener, 1) == 0, "rogue broker: bind and listen on 127.0.0.1:\(port)")
+        Thread.detachNewThread { [self] in
+            let fd = accept(listener, nil, nil)
+            var buffer = [UInt8](repeating: 0, count: 512)
+            // CONNECT: a few dozen bytes, one segment on loopback.
+            if fd >= 0, read(fd, &buffer, buffer.count) > 0 {
+                let connack: [UInt8] = [0x20, 0x02, 0x00, 0x00]
+                _ = write(fd, connack, connack.count)
+            }
+            connection = fd
+            accepted.signal()
+        }
+    }
+
+    /// Sends a fixed header of packet type 0, reserved ("forbidden") in MQTT 3.1.1.
+    func breakProtocol() {
+        accepted.wait()
+        accepted.signal()
+        let reserved: [UInt8] = [0x00, 0x00]
+        _ = write(connection, reserved, reserved.count)
+    }
+
+    func close() {
+        accepted.wait()
+        _ = Glibc.close(connection)
+        _ = Glibc.close(listener)
     }
 }
