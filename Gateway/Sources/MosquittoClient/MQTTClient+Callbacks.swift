@@ -21,10 +21,20 @@ extension MQTTClient {
         // libmosquitto's own error and warning lines (TLS handshakes, protocol errors).
         mosquitto_log_callback_set(handle) { _, userdata, level, text in
             guard let client = MQTTClient.client(userdata), let text, level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 else { return }
-            var line = String(cString: text)
-            while line.last?.isNewline == true { line.removeLast() }  // some end in "\n"
-            client.logger.warning("MQTT broker \(client.connection.broker): libmosquitto: \(line)")
+            client.libraryLogged(String(cString: text))
         }
+    }
+
+    /// Logs a line of libmosquitto's once between two accepted connections: a broker
+    /// refusing every retry would otherwise repeat it every 10 s.
+    func libraryLogged(_ text: String) {
+        var line = text
+        while line.last?.isNewline == true { line.removeLast() }  // some end in "\n"
+        let isNew = state.withLock { s in
+            if s.libraryLines.count >= 64 { s.libraryLines.removeAll() }
+            return s.libraryLines.insert(line).inserted
+        }
+        if isNew { logger.warning("MQTT broker \(connection.broker): libmosquitto: \(line)") }
     }
 
     /// CONNACK: 0 = accepted, else the broker's refusal (MQTT 3.1.1 section 3.2.2.3).
@@ -34,14 +44,17 @@ extension MQTTClient {
             noteProblem("MQTT broker \(connection.broker) refused the connection: \(reason); retrying with backoff")
             return
         }
-        let (filters, handlers, dropped, generation) = state.withLock { s in
+        let (filters, handlers, dropped, generation, running) = state.withLock { s in
             s.connected = true
             s.lastProblem = nil
+            s.libraryLines.removeAll()
             s.generation += 1
             s.draining = s.unacked.isEmpty ? nil : s.unacked
             defer { s.dropped = 0 }
-            return (s.subscriptions.map(\.filter), s.draining == nil ? s.connectHandlers : nil, s.dropped, s.generation)
+            return (s.subscriptions.map(\.filter), s.draining == nil ? s.connectHandlers : nil, s.dropped, s.generation, s.running)
         }
+        // Accepted after `stop` began (it raced the connect): the DISCONNECT follows.
+        guard running else { return }
         let tls = connection.caFile == nil ? "" : " over TLS"
         logger.notice("connected to MQTT broker \(connection.broker)\(tls) as \(connection.clientID)")
         if dropped > 0 { logger.notice("MQTT broker \(connection.broker): \(dropped) messages were dropped while disconnected; republishing the current state") }

@@ -71,14 +71,22 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         /// When `stop` asked the network thread to end: it goes on until the DISCONNECT
         /// is written, at most `stopGrace` longer.
         var stopRequested: ContinuousClock.Instant?
+        /// The network thread queued its DISCONNECT after `stop`.
+        var disconnectQueued = false
+        /// A `stop` is under way (it may be waiting for its final message's PUBACK).
+        var stopping = false
         /// Counts `noteProblem` calls, logged or not: the network thread logs a failed
         /// attempt itself only when no callback did.
         var problemsNoted = 0
+        /// libmosquitto's log lines seen since the last accepted connection.
+        var libraryLines: Set<String> = []
     }
 
     /// The reconnect backoff: the first delay, doubled after each failed attempt up to the
     /// largest, in seconds.
     public static let reconnectDelay = 1, reconnectDelayMax = 10
+    /// How long a connection attempt may take until the broker's CONNACK.
+    static let connectTimeout = Duration.seconds(20)
     /// How long the network thread keeps running after `stop` to send DISCONNECT.
     static let stopGrace = Duration.seconds(2)
     /// `mosquitto_loop`'s select timeout, in ms: how often it checks keepalive and `stop`.
@@ -207,56 +215,105 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         var everConnected = false
         while state.withLock({ $0.running }) {
             let (generation, problems) = state.withLock { ($0.generation, $0.problemsNoted) }
+            let started = ContinuousClock.now
+            // Resolves the host (getaddrinfo, blocking), opens the socket, queues CONNECT.
             let code = everConnected
                 ? mosquitto_reconnect_async(handle)
                 : mosquitto_connect_async(handle, connection.host, Int32(connection.port), Int32(connection.keepalive))
-            if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                everConnected = true
-                var result: Int32
-                repeat { result = mosquitto_loop(handle, Self.loopTimeout, 1) } while result == Int32(MOSQ_ERR_SUCCESS.rawValue) && keepLooping()
-                let error = MQTTError(broker: connection.broker, operation: "connect", code: result)  // reads errno first
-                let (running, accepted, noted) = state.withLock { ($0.running, $0.generation != generation, $0.problemsNoted != problems) }
-                if !running { break }
-                // The callbacks logged a refusal, or the loss of a connection the broker had
-                // accepted; anything else (refused port, timeout, TLS handshake) is logged here.
-                if accepted { delay = Self.reconnectDelay }
-                if !accepted && !noted { noteProblem("\(error); retrying with backoff") }
-            } else {
+            guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
                 noteProblem("\(MQTTError(broker: connection.broker, operation: "connect", code: code)); retrying with backoff")
+                backOff(&delay)
+                continue
             }
-            // Sleeps in 100 ms steps, so `stop` never waits long for this thread.
-            for _ in 0..<(delay * 10) where state.withLock({ $0.running }) { usleep(100_000) }
-            delay = min(delay * 2, Self.reconnectDelayMax)
+            everConnected = true
+            var ending = LoopEnding.error
+            var result: Int32
+            repeat {
+                result = mosquitto_loop(handle, Self.loopTimeout, 1)
+            } while result == Int32(MOSQ_ERR_SUCCESS.rawValue) && { ending = keepLooping(since: started, generation: generation); return ending == .goOn }()
+            let error = MQTTError(broker: connection.broker, operation: "connect", code: result)  // reads errno first
+            let (running, accepted, noted, wasConnected) = state.withLock { s in
+                defer {
+                    s.connected = false
+                    s.draining = nil
+                }
+                return (s.running, s.generation != generation, s.problemsNoted != problems, s.connected)
+            }
+            if !running { break }
+            if accepted { delay = Self.reconnectDelay }
+            // The callbacks logged a refusal, or the loss of a connection the broker had
+            // accepted; anything else (refused port, TLS handshake, no CONNACK) is logged here.
+            if ending == .noConnack {
+                noteProblem("MQTT broker \(connection.broker): no CONNACK within \(Self.connectTimeout) of connecting; retrying with backoff")
+            } else if (!accepted && !noted) || wasConnected {
+                noteProblem("\(error); retrying with backoff")
+            }
+            backOff(&delay)
         }
-        // A connection still open (stop's grace ran out before DISCONNECT was written).
-        mosquitto_disconnect(handle)
+        closeSocket()
     }
 
-    /// While running; after `stop`, until the DISCONNECT is written, at most `stopGrace`.
-    private func keepLooping() -> Bool {
-        state.withLock { s in
-            guard let requested = s.stopRequested else { return true }
-            return ContinuousClock.now < requested + Self.stopGrace
+    /// Why the network loop stops calling `mosquitto_loop` while it still succeeds.
+    enum LoopEnding { case goOn, error, noConnack, stopped }
+
+    /// After `stop`: DISCONNECT queued (once, here, so that it follows a CONNECT that
+    /// `stop`'s own call may have raced), then `mosquitto_loop` goes on until it is written,
+    /// at most `stopGrace`. Before: a connection the broker has not accepted within
+    /// `connectTimeout` is given up (a TLS handshake stuck on a reset peer makes
+    /// libmosquitto 2.0.11 spin on a ready socket until keepalive; fixed upstream in 2.0.18).
+    private func keepLooping(since started: ContinuousClock.Instant, generation: Int) -> LoopEnding {
+        let (ending, sendDisconnect) = state.withLock { s -> (LoopEnding, Bool) in
+            if let requested = s.stopRequested {
+                defer { s.disconnectQueued = true }
+                return (ContinuousClock.now < requested + Self.stopGrace ? .goOn : .stopped, !s.disconnectQueued)
+            }
+            if s.generation == generation && ContinuousClock.now > started + Self.connectTimeout { return (.noConnack, false) }
+            return (.goOn, false)
         }
+        if sendDisconnect { mosquitto_disconnect(handle) }
+        return ending
+    }
+
+    /// Sleeps `delay` seconds in 100 ms steps (so `stop` never waits long), then doubles it.
+    private func backOff(_ delay: inout Int) {
+        for _ in 0..<(delay * 10) where state.withLock({ $0.running }) { usleep(100_000) }
+        delay = min(delay * 2, Self.reconnectDelayMax)
+    }
+
+    /// A socket still open when the network thread ends (`stop`'s grace ran out before the
+    /// DISCONNECT was written, or `stop` came between connecting and the loop): shut down
+    /// (shutdown(2)), so that one more `mosquitto_loop` reads its end and closes it.
+    private func closeSocket() {
+        state.withLock { $0.connected = false }
+        let socket = mosquitto_socket(handle)
+        guard socket >= 0 else { return }
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+        _ = mosquitto_loop(handle, 0, 1)
     }
 
     /// Publishes `final` (if connected) and waits for its PUBACK at most `timeout`, then
     /// disconnects cleanly (DISCONNECT, so the broker does not publish the will) and joins the
-    /// network thread.
+    /// network thread. A second `stop` while one is under way returns at once.
     public func stop(final: MQTTMessage? = nil, timeout: Duration = .seconds(2)) async {
-        guard state.withLock({ $0.running }) else { return }
+        guard state.withLock({ s in
+            defer { s.stopping = true }
+            return s.running && !s.stopping
+        }) else { return }
         if let final, isConnected { _ = await publishAcknowledged(final, timeout: timeout) }
         let network = state.withLock { s in
             s.running = false
             s.stopRequested = .now
+            defer { s.network = nil }
             return s.network
         }
+        // Wakes the network thread's select at once; it queues its own DISCONNECT too.
         mosquitto_disconnect(handle)
         network?.join()
         state.withLock { s in
             s.connected = false
-            s.network = nil
             s.stopRequested = nil
+            s.disconnectQueued = false
+            s.stopping = false
         }
         Unmanaged.passUnretained(self).release()
     }

@@ -48,8 +48,8 @@ import Testing
     }
 
     /// Waits for `condition` with a generous deadline (a loaded machine), never a fixed sleep.
-    static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+    static func waitFor(_ what: String, within limit: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
         while !condition() {
             try #require(ContinuousClock.now < deadline, "timed out waiting for \(what)")
             try await Task.sleep(for: .milliseconds(20))
@@ -99,7 +99,8 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mosquitto)))
     func aBrokerBreakingTheProtocolDoesNotStopReconnecting() async throws {
         let port = try Self.freePort()
-        let rogue = try RogueBroker(port: port)
+        let rogue = try RogueBroker(port: port, acceptsConnect: true)
+        defer { rogue.close() }
         let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-rogue-\(getpid())", keepalive: 5),
                                     logger: Logger(label: "test"))
         let connects = Mutex(0)
@@ -113,25 +114,74 @@ import Testing
         rogue.close()
         let broker = try Self.broker(port: port)
         defer { Self.kill(broker) }
-        try await Self.waitFor("a connection to the real broker") { connects.withLock { $0 } == 2 }
+        try await Self.waitFor("a connection to the real broker") {
+            precondition(broker.isRunning, "mosquitto exited: port \(port) taken?")
+            return connects.withLock { $0 } == 2
+        }
         #expect(await client.publishAcknowledged(MQTTMessage(topic: "rc-rogue/after", text: "back", retain: false), timeout: .seconds(30)))
         try await Self.waitFor("the message, on the resubscribed filter") { !received.withLock { $0.isEmpty } }
         #expect(received.withLock { $0 } == [MQTTMessage(topic: "rc-rogue/after", text: "back", retain: false)])
         await client.stop()
         #expect(!client.isConnected)
     }
+
+    /// `stop` while the broker has the CONNECT and has not answered: the client still sends
+    /// DISCONNECT (so the broker would not publish the will), closes the connection, and
+    /// `stop` returns; no connect handler runs.
+    @Test func stopDuringAConnectSendsDisconnect() async throws {
+        let port = try Self.freePort()
+        let rogue = try RogueBroker(port: port, acceptsConnect: false)
+        defer { rogue.close() }
+        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-pending-\(getpid())", keepalive: 5),
+                                    logger: Logger(label: "test"))
+        let connects = Mutex(0)
+        client.onConnect { connects.withLock { $0 += 1 } }
+        try client.start()
+        try await Self.waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
+        await client.stop()
+        try await Self.waitFor("the client to close the connection") { rogue.seen.withLock { $0.closedByClient } }
+        let bytes = rogue.seen.withLock { $0.bytes }
+        #expect(bytes.suffix(2) == [0xE0, 0x00], "DISCONNECT last; got \(bytes.count) bytes ending \(bytes.suffix(4))")
+        #expect(connects.withLock { $0 } == 0)
+        #expect(!client.isConnected)
+    }
+
+    /// A broker that takes the CONNECT and never answers: the client gives the attempt up
+    /// after `MQTTClient.connectTimeout` (20 s), not only when keepalive (60 s here) runs out,
+    /// and tries again.
+    @Test func aConnectNeverAnsweredIsGivenUp() async throws {
+        let port = try Self.freePort()
+        let rogue = try RogueBroker(port: port, acceptsConnect: false)
+        defer { rogue.close() }
+        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-silent-\(getpid())", keepalive: 60),
+                                    logger: Logger(label: "test"))
+        try client.start()
+        try await Self.waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
+        let sent = ContinuousClock.now
+        try await Self.waitFor("the client to give the connection up", within: .seconds(50)) { rogue.seen.withLock { $0.closedByClient } }
+        let waited = ContinuousClock.now - sent
+        #expect(waited >= .seconds(19), "gave up after \(waited), before the connect timeout")
+        #expect(!client.isConnected)
+        await client.stop()
+    }
 }
 
-/// Just enough of a broker on 127.0.0.1:`port` to accept one MQTT client (any CONNECT gets
-/// CONNACK "accepted"), then to break the protocol on command. Blocking sockets on a thread
-/// of its own, outside Swift's cooperative pool.
-final class RogueBroker: @unchecked Sendable {  // `connection` is written once by the accepting thread before `accepted` is signalled
+/// Just enough of a broker on 127.0.0.1:`port` to take one MQTT client: it records every
+/// byte the client sends, answers the first read (the CONNECT: a few dozen bytes, one segment
+/// on loopback) with CONNACK "accepted" if told to, and breaks the protocol on command.
+/// Blocking sockets on a thread of its own, outside Swift's cooperative pool.
+final class RogueBroker: Sendable {
+    struct Seen {
+        var connection: Int32 = -1
+        var bytes: [UInt8] = []
+        var closedByClient = false
+    }
     private let listener: Int32
-    private var connection: Int32 = -1
-    private let accepted = DispatchSemaphore(value: 0)
+    let seen = Mutex(Seen())
 
-    init(port: Int) throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    init(port: Int, acceptsConnect: Bool) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -144,28 +194,34 @@ final class RogueBroker: @unchecked Sendable {  // `connection` is written once 
         try #require(bound && listen(listener, 1) == 0, "rogue broker: bind and listen on 127.0.0.1:\(port)")
         Thread.detachNewThread { [self] in
             let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }  // closed before a client came
+            seen.withLock { $0.connection = fd }
             var buffer = [UInt8](repeating: 0, count: 512)
-            // CONNECT: a few dozen bytes, one segment on loopback.
-            if fd >= 0, read(fd, &buffer, buffer.count) > 0 {
-                let connack: [UInt8] = [0x20, 0x02, 0x00, 0x00]
-                _ = write(fd, connack, connack.count)
+            var first = true
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                guard count > 0 else { break }
+                seen.withLock { $0.bytes += buffer[0..<count] }
+                if first && acceptsConnect {
+                    let connack: [UInt8] = [0x20, 0x02, 0x00, 0x00]
+                    _ = write(fd, connack, connack.count)
+                }
+                first = false
             }
-            connection = fd
-            accepted.signal()
+            seen.withLock { $0.closedByClient = true }
         }
     }
 
     /// Sends a fixed header of packet type 0, reserved ("forbidden") in MQTT 3.1.1.
     func breakProtocol() {
-        accepted.wait()
-        accepted.signal()
         let reserved: [UInt8] = [0x00, 0x00]
-        _ = write(connection, reserved, reserved.count)
+        _ = write(seen.withLock { $0.connection }, reserved, reserved.count)
     }
 
+    /// Stops listening (shutdown(2) wakes a pending accept) and drops the client, if any.
     func close() {
-        accepted.wait()
-        _ = Glibc.close(connection)
+        _ = shutdown(listener, Int32(SHUT_RDWR))
         _ = Glibc.close(listener)
+        _ = shutdown(seen.withLock { $0.connection }, Int32(SHUT_RDWR))
     }
 }
