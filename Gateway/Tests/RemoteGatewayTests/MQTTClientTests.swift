@@ -125,19 +125,25 @@ import Testing
         #expect(!client.isConnected)
     }
 
+    /// A started client whose CONNECT a rogue broker has received and will never answer.
+    static func connectingToSilentBroker(keepalive: Int) async throws -> (RogueBroker, MQTTClient) {
+        let port = try freePort()
+        let rogue = try RogueBroker(port: port, acceptsConnect: false)
+        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-silent-\(getpid())", keepalive: keepalive),
+                                    logger: Logger(label: "test"))
+        try client.start()
+        try await waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
+        return (rogue, client)
+    }
+
     /// `stop` while the broker has the CONNECT and has not answered: the client still sends
     /// DISCONNECT (so the broker would not publish the will), closes the connection, and
     /// `stop` returns; no connect handler runs.
     @Test func stopDuringAConnectSendsDisconnect() async throws {
-        let port = try Self.freePort()
-        let rogue = try RogueBroker(port: port, acceptsConnect: false)
+        let (rogue, client) = try await Self.connectingToSilentBroker(keepalive: 5)
         defer { rogue.close() }
-        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-pending-\(getpid())", keepalive: 5),
-                                    logger: Logger(label: "test"))
         let connects = Mutex(0)
         client.onConnect { connects.withLock { $0 += 1 } }
-        try client.start()
-        try await Self.waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
         await client.stop()
         try await Self.waitFor("the client to close the connection") { rogue.seen.withLock { $0.closedByClient } }
         let bytes = rogue.seen.withLock { $0.bytes }
@@ -150,13 +156,8 @@ import Testing
     /// after `MQTTClient.connectTimeout` (20 s), not only when keepalive (60 s here) runs out,
     /// and tries again.
     @Test func aConnectNeverAnsweredIsGivenUp() async throws {
-        let port = try Self.freePort()
-        let rogue = try RogueBroker(port: port, acceptsConnect: false)
+        let (rogue, client) = try await Self.connectingToSilentBroker(keepalive: 60)
         defer { rogue.close() }
-        let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-silent-\(getpid())", keepalive: 60),
-                                    logger: Logger(label: "test"))
-        try client.start()
-        try await Self.waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
         let sent = ContinuousClock.now
         try await Self.waitFor("the client to give the connection up", within: .seconds(50)) { rogue.seen.withLock { $0.closedByClient } }
         let waited = ContinuousClock.now - sent
