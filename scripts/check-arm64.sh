@@ -46,7 +46,7 @@ set -e; cd /cache/out
 # a cached root filesystem keeps the system user a previous run's postinst made: remove it, so
 # every run checks that installing creates it; dpkg's own output (sysusers' "Creating user ...",
 # whose ids depend on what the root filesystem already holds) goes to a log beside out/
-for u in roundclock; do userdel "$u" 2> /dev/null || true; done
+userdel roundclock 2> /dev/null || true
 for g in roundclock roundclock-remote gpio; do groupdel "$g" 2> /dev/null || true; done
 { dpkg -i /cache/debs/roundclock_*_"$(dpkg --print-architecture)".deb > /cache/dpkg-install.log 2>&1 \
     || { echo "dpkg -i failed:"; cat /cache/dpkg-install.log; }

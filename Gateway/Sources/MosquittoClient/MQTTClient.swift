@@ -230,7 +230,10 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
             var result: Int32
             repeat {
                 result = mosquitto_loop(handle, Self.loopTimeout, 1)
-            } while result == Int32(MOSQ_ERR_SUCCESS.rawValue) && { ending = keepLooping(since: started, generation: generation); return ending == .goOn }()
+                guard result == Int32(MOSQ_ERR_SUCCESS.rawValue) else { break }
+                ending = keepLooping(since: started, generation: generation)
+                guard ending == .goOn else { break }
+            } while true
             let error = MQTTError(broker: connection.broker, operation: "connect", code: result)  // reads errno first
             let (running, accepted, noted, wasConnected) = state.withLock { s in
                 defer {
@@ -282,9 +285,9 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
 
     /// A socket still open when the network thread ends (`stop`'s grace ran out before the
     /// DISCONNECT was written, or `stop` came between connecting and the loop): shut down
-    /// (shutdown(2)), so that one more `mosquitto_loop` reads its end and closes it.
+    /// (shutdown(2)), so that one more `mosquitto_loop` reads its end and closes it. Every
+    /// way here passed the loop's end, which cleared `connected`: `disconnected` logs nothing.
     private func closeSocket() {
-        state.withLock { $0.connected = false }
         let socket = mosquitto_socket(handle)
         guard socket >= 0 else { return }
         _ = shutdown(socket, Int32(SHUT_RDWR))

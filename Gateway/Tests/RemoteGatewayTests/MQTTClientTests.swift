@@ -16,17 +16,28 @@ import Testing
 
     /// A port the kernel just handed out on 127.0.0.1 (bound, read back, closed).
     static func freePort() throws -> Int {
+        let (fd, port) = try loopbackSocket(port: 0)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to 127.0.0.1:`port` (SO_REUSEADDR; 0: any free port), and the port
+    /// it got.
+    static func loopbackSocket(port: Int) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        try #require(bound, "bind 127.0.0.1:0")
-        return Int(UInt16(bigEndian: address.sin_port))
+        if !bound { close(fd) }
+        try #require(bound, "bind 127.0.0.1:\(port)")
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     static func broker(port: Int) throws -> Process {
@@ -181,18 +192,9 @@ final class RogueBroker: Sendable {
     let seen = Mutex(Seen())
 
     init(port: Int, acceptsConnect: Bool) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = try MQTTClientTests.loopbackSocket(port: port).fd
         self.listener = listener
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        try #require(bound && listen(listener, 1) == 0, "rogue broker: bind and listen on 127.0.0.1:\(port)")
+        try #require(listen(listener, 1) == 0, "rogue broker: listen on 127.0.0.1:\(port)")
         Thread.detachNewThread { [self] in
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }  // closed before a client came
