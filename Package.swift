@@ -1,16 +1,17 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 /// Release builds of the targets on the render path export their generic bodies, so the
 /// executables specialize the render loop, controller, board display and driver for their
-/// concrete clock and device (BENCHMARKS.md "Instructions per displayed second").
+/// concrete clock and device (docs/benchmarks.md "Instructions per displayed second").
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// swift-property-based has no release that Swift 6.0 can use (every manifest is
 /// swift-tools-version 6.1; 2.x also needs Swift Testing's 6.1 `TestScoping`), so a Swift 6.0
 /// toolchain (Debian trixie's `swiftlang` 6.0.3) resolves the package without it and the
 /// property tests that use it are compiled out (`#if canImport(PropertyBased)`); they run
-/// under Swift 6.1 and later. README "Swift 6.0".
+/// under Swift 6.1 and later (docs/install.md "Swift 6.0").
 #if compiler(>=6.1)
 let withPropertyBased = true
 #else
@@ -31,7 +32,7 @@ let package = Package(
         // The control socket's wire contract, for clients such as roundclock-gateway.
         .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
         .library(name: "JSON", targets: ["JSON"]),
-        // For the nested Gateway package (issue 15): the config file with its `[remote]`
+        // For the nested Gateway package: the config file with its `[remote]`
         // table, the syscall layer, the shared one-line errors and exit statuses, and (for
         // its tests only) the seeded generator.
         .library(name: "RoundClockConfig", targets: ["RoundClockConfig"]),
@@ -39,7 +40,7 @@ let package = Package(
         .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
     ],
-    // Lower bounds that Swift 6.0 can read (README "Swift 6.0": the versions it resolves to).
+    // Lower bounds that Swift 6.0 can read (docs/install.md "Swift 6.0": the versions it resolves to).
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.11.0"),
@@ -150,6 +151,10 @@ let package = Package(
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
         .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
+        // The docs are tested: README.md, docs/ and the man pages against the built binaries
+        // and the config parser (`swift test --filter DocsTests`). The executables are
+        // dependencies so that they are built before the tests run them.
+        .testTarget(name: "DocsTests", dependencies: ["roundclock", "roundclock-bench", "RoundClockConfig"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,14 @@
 // swift-tools-version: 6.2
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
-/// The phone remote's gateway (issue 15), `roundclock-gateway`: a package apart from the
+/// The phone remote's gateway, `roundclock-gateway`: a package apart from the
 /// clock, so the clock's package keeps its small dependency graph, builds with Swift 6.0 and
 /// links no network library. It reaches the clock only through the control socket's wire
 /// contract; from the root package it takes that contract (`ControlProtocol`, `JSON`: the
 /// clock's own parser checks every command here first), the config file's reader
 /// (`[remote]`, `[mqtt]`, the programs), the syscall layer and the shared one-line errors. MQTT
-/// (issue 16) goes through libmosquitto, the Mosquitto project's client library.
+/// goes through libmosquitto, the Mosquitto project's client library.
 let package = Package(
     name: "RoundClockGateway",
     products: [
@@ -25,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // Clocks in sync (issue 16): the group session message and one member's state
+        // Clocks in sync: the group session message and one member's state
         // machine, pure (no NIO, no Foundation): the gateway's GroupSyncService feeds it.
         .target(name: "GroupSync", dependencies: [
             .product(name: "JSON", package: "RoundClock"),
@@ -34,7 +35,7 @@ let package = Package(
         // libmosquitto (Debian libmosquitto-dev), the Mosquitto project's MQTT client library.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // An MQTT client over libmosquitto: its network thread, reconnects, subscriptions
-        // with handlers, QoS 1 publishing (issue 16). Shared by the clock's topics and the group sync.
+        // with handlers, QoS 1 publishing. Shared by the clock's topics and the group sync.
         .target(name: "MosquittoClient", dependencies: [
             "CMosquitto", .product(name: "Platform", package: "RoundClock"), .product(name: "Logging", package: "swift-log"),
         ]),

@@ -19,9 +19,9 @@
 # (gitignored) so that `roundclock --version` prints it; `swift build -c release
 # --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD`; the tree
 # staged under .build-deb/ with the binary at bin/roundclock; `dpkg-buildpackage -b -uc -us`
-# there (debian/rules makes the man page and the completions from the binary); lintian.
-# Needs: Swift 6.3 on PATH, and dpkg-dev debhelper help2man libgpiod-dev libi2c-dev pkg-config
-# lintian (scripts/setup.sh --deb installs them). No network, nothing outside the repository.
+# there (debian/rules makes the completions from the binary; the man pages are man/); lintian.
+# Needs: Swift 6.3 on PATH, and dpkg-dev debhelper libgpiod-dev libi2c-dev pkg-config lintian
+# (scripts/setup.sh --deb installs them). No network, nothing outside the repository.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
@@ -58,6 +58,7 @@ if [ "$GATEWAY" = 1 ]; then
   STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
   rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
   cp -r Gateway/debian Gateway/Public Gateway/systemd Gateway/avahi README.md "$STAGE/"
+  mkdir "$STAGE/man" && cp man/roundclock-gateway.1 "$STAGE/man/"
   cp "$BIN" "$STAGE/bin/roundclock-gateway"
   (cd "$STAGE" && dpkg-buildpackage -b -uc -us) > "$OUT/dpkg-buildpackage-gateway.log" 2>&1 ||
     { tail -40 "$OUT/dpkg-buildpackage-gateway.log" >&2; die "dpkg-buildpackage failed (log: $OUT/dpkg-buildpackage-gateway.log)"; }
@@ -93,7 +94,7 @@ BIN="$(swift build -c release --show-bin-path)/roundclock"
 
 STAGE=$OUT/stage/roundclock-$VERSION
 rm -rf "$OUT/stage"; mkdir -p "$STAGE/bin"
-cp -r debian boards systemd README.md "$STAGE/"
+cp -r debian boards systemd man docs README.md "$STAGE/"
 cp "$BIN" "$STAGE/bin/roundclock"
 if [ "$VERSION" != "$CHANGELOG_VERSION" ]; then
   { printf 'roundclock (%s) unstable; urgency=medium\n\n  * Rebuilt as %s by scripts/build-deb.sh --version.\n\n -- %s  %s\n\n' \

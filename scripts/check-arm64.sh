@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # usage: scripts/check-arm64.sh
-# arm64 for real (issue 13): the Debian package built by the unchanged scripts/build-deb.sh
+# arm64 for real: the Debian package built by the unchanged scripts/build-deb.sh
 # (release, static Swift runtime, dpkg-buildpackage, lintian) with Debian trixie's Swift in a
 # trixie arm64 root filesystem under qemu-user, and its `roundclock` binary run there; the same
 # for amd64 in the trixie amd64 root filesystem (same Swift 6.0.3, same sources). Then, byte

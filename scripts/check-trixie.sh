@@ -2,7 +2,7 @@
 # usage: scripts/check-trixie.sh [--build-only] [SWIFT TEST ARGUMENTS...]
 # The whole package built and its whole test suite run with Debian's own Swift (`swiftlang`
 # 6.0.3) in a Debian trixie amd64 root filesystem with trixie's libgpiod 2.x and libi2c
-# (issue 13; README "Swift 6.0"). The root filesystem (scripts/trixie-rootfs.sh), the
+# (docs/install.md). The root filesystem (scripts/trixie-rootfs.sh), the
 # dependencies adapted for Swift 6.0 (scripts/trixie-deps.sh, every change printed), a copy
 # of the working tree (tracked and new files) and its .build are cached under
 # .build-vm/trixie-amd64/, so a second run builds only what changed.

@@ -6,7 +6,7 @@
 #   --binary FILE  the roundclock binary (default .build/release/roundclock; build it with
 #                  swift build -c release -Xswiftc -static-stdlib)
 #   --prefix DIR   default /usr/local: DIR/bin/roundclock, DIR/share/roundclock/boards/,
-#                  DIR/share/doc/roundclock/
+#                  DIR/share/doc/roundclock/, DIR/share/man/
 #   --dry-run      print what would be done, change nothing
 #   DESTDIR=DIR    (environment) stage everything under DIR for packaging; then no user
 #                  is created and systemd is not touched (the sysusers.d file does that
@@ -15,7 +15,8 @@
 # Installs: the binary; board files; /etc/roundclock/config.example.toml, and
 # /etc/roundclock/config.toml only if there is none yet; the unit
 # /etc/systemd/system/roundclock.service; a sysusers.d file for the system user
-# `roundclock` in groups i2c and gpio; README.md. It does not enable or start the
+# `roundclock` in groups i2c and gpio; the man pages roundclock(1) and roundclock.toml(5);
+# README.md with docs/. It does not enable or start the
 # service: run `systemctl enable --now roundclock` afterwards.
 set -eu
 
@@ -54,6 +55,7 @@ esac
 bindir="$prefix/bin"
 boards="$prefix/share/roundclock/boards"
 docdir="$prefix/share/doc/roundclock"
+mandir="$prefix/share/man"
 
 run install -D -m 0755 "$binary" "$destdir$bindir/roundclock"
 for board in "$here"/boards/*.toml; do
@@ -66,6 +68,11 @@ else
     run install -D -m 0644 "$here/systemd/config.example.toml" "$destdir/etc/roundclock/config.toml"
 fi
 run install -D -m 0644 "$here/README.md" "$destdir$docdir/README.md"
+for page in "$here"/docs/*.md "$here"/docs/images/*; do
+    run install -D -m 0644 "$page" "$destdir$docdir/${page#"$here/"}"
+done
+run install -D -m 0644 "$here/man/roundclock.1" "$destdir$mandir/man1/roundclock.1"
+run install -D -m 0644 "$here/man/roundclock.toml.5" "$destdir$mandir/man5/roundclock.toml.5"
 
 unit="$destdir/etc/systemd/system/roundclock.service"
 if $dry; then

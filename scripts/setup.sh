@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (libgpiod and libi2c headers), if missing;
-# with --test also what the test suite uses (systemd-analyze for the unit's checks), with
-# --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, help2man, lintian), with
+# with --test also what the test suite uses (systemd-analyze for the unit's checks, groff for the man pages; Xvfb,
+# xterm, tmux, ImageMagick and a font for the simulator's screenshot in a real terminal), with
+# --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, lintian), with
 # --gateway what the gateway's build and end-to-end checks use (Debian's chromium and
-# chromium-driver, a font for the screenshots, and Selenium from PyPI; for MQTT, issue 16:
+# chromium-driver, a font for the screenshots, and Selenium from PyPI; for MQTT:
 # libmosquitto-dev to build, the mosquitto broker and its clients, paho-mqtt and Jinja2 for
 # mqtt_check.py; Debian 12 ships Mosquitto 2.0.11, paho-mqtt 1.6.1, Jinja2 3.1.2).
-# Swift itself comes with the machine image (or see README, "Install on a Raspberry Pi").
+# Selenium drives Debian's chromedriver by its path and never downloads a driver
+# (Gateway/Tests/e2e/browser_check.py).
+# Swift itself comes with the machine image (see docs/install.md).
 set -euo pipefail
 packages=(libgpiod-dev libi2c-dev pkg-config)
-[ "${1:-}" = "--test" ] && packages+=(systemd)
-[ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper help2man lintian)
+[ "${1:-}" = "--test" ] && packages+=(systemd groff-base xvfb xterm tmux imagemagick fonts-dejavu-core)
+[ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper lintian)
 [ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core
     libmosquitto-dev mosquitto mosquitto-clients python3-paho-mqtt python3-jinja2)
 if [ "${1:-}" = "--gateway" ] && ! python3 -c 'import selenium' 2>/dev/null; then

@@ -5,9 +5,9 @@
 # a scratch copy of its repository gets the changes in ADAPTATIONS below as one commit, tagged
 # with the same version, and git inside the root filesystem reads that copy instead of
 # /opt/swift-packages. Every change is printed. Nothing here is committed to the project; a
-# change that no longer applies (a new mirrored version) stops the check with its row.
+# change that does not apply (to a newer mirrored version) stops the check with its row.
 # On a machine with network access none of this is needed: SwiftPM 6.0 picks the newest
-# version whose manifest it can read (README "Swift 6.0").
+# version whose manifest it can read (docs/install.md).
 
 # One row per change: OWNER/NAME|FILE|perl substitution (on the whole file)|why. Rows of one
 # package are applied in order; a package with no row is read from the mirror as it is.

@@ -1,5 +1,5 @@
 /// The exit statuses of every subcommand of `roundclock` and `roundclock-bench` (sysexits.h;
-/// README "Exit codes"). Each error path throws `ExitCode` with one of these after printing
+/// docs/command-line.md). Each error path throws `ExitCode` with one of these after printing
 /// its one line.
 public enum ExitStatus {
     /// EX_USAGE: a bad option, argument or option file of a one-shot command.

@@ -5,7 +5,7 @@ extension AsyncParsableCommand {
     /// Like ArgumentParser's `main`, except that a usage or run error is one line handed to
     /// `printError` ("error: ..." naming the bad token), not the message followed by the
     /// usage block; `--help` and `help` print in full as usual. Exit statuses follow
-    /// `ExitStatus` (README "Exit codes").
+    /// `ExitStatus` (docs/command-line.md).
     public static func mainWithOneLineErrors(printError: (String) -> Void) async {
         do {
             var command = try parseAsRoot()

@@ -1,6 +1,7 @@
 import JSON
 
-/// The answer to a command line: `{"ok": true}` or `{"ok": false, "error": "…"}`.
+/// The answer to a request line: `{"ok": true}` or `{"ok": false, "error": "…"}` (a `version`
+/// reply is an `ok` one with more members: `ControlVersion`).
 public enum ControlReply: Sendable, Hashable {
     case ok
     case failed(String)
@@ -20,7 +21,7 @@ public enum ControlReply: Sendable, Hashable {
     }
 }
 
-/// The control socket's limits (README "Control socket").
+/// The control socket's limits (docs/control-protocol.md "Limits").
 public enum ControlLimits {
     /// Longest request line, in bytes without its newline; a longer one is answered with an
     /// error and skipped up to its newline.

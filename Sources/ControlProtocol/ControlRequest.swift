@@ -1,6 +1,6 @@
 import JSON
 
-/// What the control socket carries out, each as its button would (README "Buttons").
+/// What the control socket carries out, each as its button would (docs/buttons-and-panels.md).
 public enum ControlCommand: Sendable, Hashable {
     /// START pressed and released.
     case start
@@ -18,7 +18,8 @@ public enum ControlCommand: Sendable, Hashable {
     /// only while ready or in clock mode.
     case program(String)
 
-    /// The `"command"` words, in the order README lists them.
+    /// The `"command"` words of the button commands, in the order docs/control-protocol.md
+    /// lists them.
     public static let words = ["start", "stop", "reset", "mode", "hold-stop", "skip", "program"]
 
     public var word: String {
@@ -35,14 +36,21 @@ public enum ControlCommand: Sendable, Hashable {
 }
 
 /// One request line: `{"command": "start"}`, `{"command": "program", "program": "tabata"}`,
-/// `{"command": "subscribe"}`, `{"command": "adopt", "token": 7, "session": {…}}`.
+/// `{"command": "subscribe"}`, `{"command": "version"}`,
+/// `{"command": "adopt", "token": 7, "session": {…}}` (docs/control-protocol.md).
 public enum ControlRequest: Sendable, Hashable {
     case command(ControlCommand)
     /// The current state now, then one line per display change.
     case subscribe
-    /// Replace the session by another clock's (sync-contract section 1); `session` has no
-    /// `adopted`, and the state lines carry `token` as `adopted` until the session changes again.
+    /// Replace the session by another clock's (docs/sync.md); `session` has no `adopted`, and
+    /// the state lines carry `token` as `adopted` until the session changes again.
     case adopt(token: Int64, session: SessionShare)
+    /// The protocol's version and the clock's (`ControlVersion`), so a client can check
+    /// that it speaks the clock's protocol.
+    case version
+
+    /// Every `"command"` word, in the order of the unknown-command error's list.
+    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"]
 
     /// Reads one request line (without its newline). Errors are one line, for the reply.
     public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
@@ -67,6 +75,7 @@ public enum ControlRequest: Sendable, Hashable {
         case "hold-stop": return .command(.holdStop)
         case "skip": return .command(.skip)
         case "subscribe": return .subscribe
+        case "version": return .version
         case "program":
             guard let program = value["program"] else { throw ControlError("\"program\" needs a \"program\": a name or a DSL line") }
             guard let spec = program.string, !spec.isEmpty else { throw ControlError("\"program\" must be a non-empty string") }
@@ -76,7 +85,7 @@ public enum ControlRequest: Sendable, Hashable {
             guard let session = value["session"] else { throw ControlError("\"adopt\" needs a \"session\" object") }
             return .adopt(token: try SessionShare.token(token, name: "\"token\""), session: try SessionShare.parse(session, withAdopted: false))
         default:
-            let known = (ControlCommand.words + ["subscribe", "adopt"]).joined(separator: ", ")
+            let known = words.joined(separator: ", ")
             throw ControlError("unknown command \(JSONValue.quoted(word)) (known: \(known))")
         }
     }
@@ -100,6 +109,7 @@ public enum ControlRequest: Sendable, Hashable {
         switch self {
         case .command(let command): command.word
         case .subscribe: "subscribe"
+        case .version: "version"
         case .adopt: "adopt"
         }
     }

@@ -16,8 +16,8 @@ public struct ControlState: Sendable, Hashable {
     public var brightness: Int
     /// Each panel's role and the text it shows (decoded from its RAM), in the board's order.
     public var panels: [Panel]
-    /// The stored session (sync-contract section 1); `nil` only on lines of a clock that
-    /// does not share it (written without the member).
+    /// The stored session (docs/control-protocol.md "The session"); `nil` only on lines of a
+    /// clock that does not share it (written without the member).
     public var session: SessionShare?
 
     public struct Panel: Sendable, Hashable {
@@ -56,7 +56,9 @@ public struct ControlState: Sendable, Hashable {
     public var line: String { json.encoded }
 
     /// Reads a state line (for clients); `nil` if it is not one (also when its `session`
-    /// is malformed: `SessionShare.parse` says why).
+    /// is malformed: `SessionShare.parse` says why). Members it does not know, on the line or
+    /// in its `session`, are ignored: a newer clock may add them (docs/control-protocol.md
+    /// "Versioning").
     public static func parse(_ line: String) -> ControlState? {
         guard let value = try? JSONParser(maxBytes: 64 * 1024).parse(line),
               let state = value["state"]?.string, let phase = value["phase"]?.string,
@@ -70,7 +72,8 @@ public struct ControlState: Sendable, Hashable {
         }
         var session: SessionShare?
         if let value = value["session"] {
-            guard let share = try? SessionShare.parse(value, withAdopted: true) else { return nil }
+            let known = value.members.map { JSONValue.object($0.filter { SessionShare.memberNames.contains($0.key) }) } ?? value
+            guard let share = try? SessionShare.parse(known, withAdopted: true) else { return nil }
             session = share
         }
         return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness,

@@ -1,6 +1,6 @@
 import JSON
 
-/// A clock's session as the control socket shares it (issue 16, sync-contract section 1):
+/// A clock's session as the control socket shares it (docs/control-protocol.md "The session"):
 /// the `session` member of every state line and of the `adopt` command,
 ///
 ///     {"program": "boxing", "run": "running", "elapsed_before_ns": 0,
@@ -37,6 +37,9 @@ public struct SessionShare: Sendable, Hashable {
         self.adopted = adopted
     }
 
+    /// The members of a state line's `session`, in the order they are written.
+    public static let memberNames = ["program", "run", "elapsed_before_ns", "anchor_realtime_ns", "adopted"]
+
     /// The object, with `adopted` (state lines) or without it (`adopt`'s `session`).
     public func json(withAdopted: Bool = true) -> JSONValue {
         var members = [
@@ -55,7 +58,7 @@ public struct SessionShare: Sendable, Hashable {
     /// (the `adopt` command's `session` has none). Every error is one line.
     public static func parse(_ value: JSONValue, withAdopted: Bool) throws(ControlError) -> SessionShare {
         guard let members = value.members else { throw ControlError("\"session\" must be an object") }
-        let allowed = ["program", "run", "elapsed_before_ns", "anchor_realtime_ns"] + (withAdopted ? ["adopted"] : [])
+        let allowed = withAdopted ? memberNames : memberNames.filter { $0 != "adopted" }
         if let extra = members.first(where: { !allowed.contains($0.key) }) {
             throw ControlError("unknown member \(JSONValue.quoted(extra.key)) in \"session\"")
         }

@@ -21,8 +21,7 @@ import I2C
 /// All bookkeeping lives in the non-generic `HT16K33Shadow`: callers such as `BoardDisplay`
 /// are themselves generic over the device, so this code runs unspecialized, and a generic
 /// struct whose closures capture `self` makes the Swift runtime look up its type metadata
-/// on every call (issue 11: about 53 lookups per panel change). Here the generic part only
-/// forwards the three transfers to `device`.
+/// on every call. Here the generic part only forwards the three transfers to `device`.
 public struct HT16K33Driver<Device: I2CDevice> {
     /// What the chip is known to hold and should hold (first: its offset is then fixed).
     private var shadow = HT16K33Shadow()

@@ -52,7 +52,7 @@ public actor Buzzer {
     }
 
     /// Off now (shutdown); returns once the playing pattern's task and the one cut short
-    /// last have ended. (Any earlier cut task can no longer drive the line: each checks its
+    /// last have ended. (An earlier cut task cannot drive the line: each checks its
     /// generation before every write.)
     public func silence() async {
         cutShort()

@@ -54,7 +54,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     private var panels: [BoardPanel]
     /// The driver of each panel, in the same order: the only generic part, so that the
     /// bookkeeping above is compiled for concrete types whatever the device (as
-    /// `HT16K33Shadow` is in the driver: issue 11).
+    /// `HT16K33Shadow` is in the driver).
     private var drivers: [HT16K33Driver<Device>]
     /// Dimming used at start-up; each face carries its own level afterwards.
     public let brightness: UInt8
@@ -130,7 +130,7 @@ public actor BoardDisplay<Device: I2CDevice>: FaceDisplay {
     public func checkPower() async -> DisplayUpdate {
         var update = DisplayUpdate(panels: [])
         // Plain loops, no key paths or closures over `Panel`: in this generic actor each
-        // would make the runtime build key paths and type metadata at every check (issue 11).
+        // would make the runtime build key paths and type metadata at every check.
         if let schedule = powerChecks {
             for index in panels.indices where !panels[index].offline {
                 check(index, settingsDue: schedule.settingsEvery, into: &update)

@@ -80,7 +80,7 @@ public struct PowerCheckSchedule: Sendable, Hashable {
     /// 2 s per panel, settings about every two minutes (60 × 2 s). While the time changes
     /// every second the checks ride on every second change; on the 3-panel simulator board
     /// 3 bytes/s of reads (a check is 2 bytes per panel) plus 0.15 bytes/s of settings
-    /// (README "Measured").
+    /// (docs/benchmarks.md).
     public static let standard = PowerCheckSchedule(panelPeriod: .seconds(2), settingsEvery: 60)
 }
 
@@ -88,8 +88,8 @@ public struct PowerCheckSchedule: Sendable, Hashable {
 /// its boards in one line (`struct EmulatedBoard: ConcreteBoard { let board:
 /// BoardDisplay<EmulatedHT16K33> }`), so the render loop's calls through `any FaceDisplay`
 /// reach code specialized for that device (cross-module optimization) rather than
-/// `BoardDisplay<Device>`'s generic witnesses, which looked up type metadata on every call
-/// (callgrind, issue 11).
+/// `BoardDisplay<Device>`'s generic witnesses, which look up type metadata on every call
+/// (callgrind shows them).
 public protocol ConcreteBoard: FaceDisplay {
     associatedtype Device: I2CDevice
     var board: BoardDisplay<Device> { get }

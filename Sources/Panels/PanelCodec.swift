@@ -4,7 +4,7 @@ import SegmentDisplay
 /// the last text encoded and the last RAM decoded. Both directions are pure functions of
 /// their input, so a panel whose text did not change (two of three panels on most commits:
 /// round and phase stay while the time counts) reuses the bytes and the text instead of
-/// parsing, encoding and decoding them again (issue 11: instructions per displayed second).
+/// parsing, encoding and decoding them again (fewer instructions per displayed second).
 struct PanelCodec: Sendable {
     let kind: LayoutKind
     private var encoded: (text: String, ram: [UInt8])?

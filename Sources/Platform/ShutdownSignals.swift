@@ -8,9 +8,9 @@ import Glibc
 /// swift-service-lifecycle's graceful shutdown once the service group runs (the service,
 /// `ShutdownSignals.Service`, is in RoundClockService; this is the signal plumbing).
 ///
-/// Until now the group installed its handlers only when it started, after the config, the
-/// devices and the restore (about 40 ms): a signal in between killed the process by the
-/// default disposition, without saving. Here a sigaction(2) handler is installed first; it
+/// The group installs its own handlers only when it starts, after the config, the devices
+/// and the restore: a signal in between would kill the process by the default disposition,
+/// without saving. So a sigaction(2) handler is installed first; it
 /// only write(2)s the signal number into a non-blocking self-pipe (async-signal-safe, see
 /// signal-safety(7)). A signal that comes before the group runs waits in the pipe; the
 /// service reads it (`next()`: a DispatchSource on the pipe, never blocking a pool thread) and

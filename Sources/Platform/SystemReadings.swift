@@ -74,7 +74,7 @@ public enum ClockSync {
 }
 
 /// What the kernel and systemd-timesyncd say about the wall clock, for the log line of each
-/// `adopt` (issue 16: clocks in sync are only as close as their wall clocks).
+/// `adopt` (clocks in sync are only as close as their wall clocks).
 public struct ClockSyncState: Sendable, Hashable, CustomStringConvertible {
     /// `ClockSync.timesyncFlag` exists.
     public var timesyncFlag: Bool

@@ -28,7 +28,7 @@ public struct TextFile: ~Copyable {
     public init(writingTo path: String) throws(SystemError) {
         // Opened before any stored property is set: Swift 6.0.3 crashes (SIL "memory is not
         // initialized") on a throw out of a ~Copyable struct's init once its defaulted
-        // properties exist (issue 13).
+        // properties exist.
         self.init(path: path, fd: try Self.openForWriting(path))
     }
 

@@ -35,7 +35,12 @@ public struct Board: Sendable, Hashable {
 public enum BoardFile {
     /// Reads and validates a board file's text.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Board {
-        var root = try TOMLReader.parse(text, file: file)
+        try parse(text, file: file, recorder: nil)
+    }
+
+    /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
+    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?) throws(ConfigError) -> Board {
+        var root = try TOMLReader.parse(text, file: file, recorder: recorder)
         let name = try root.requiredString("name")
         let description = try root.string("description") ?? ""
 

@@ -13,7 +13,12 @@ extension Config {
 
     /// Validates configuration text. `file` names it in errors and anchors relative board paths.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Config {
-        var root = try TOMLReader.parse(text, file: file)
+        try parse(text, file: file, recorder: nil)
+    }
+
+    /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
+    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?) throws(ConfigError) -> Config {
+        var root = try TOMLReader.parse(text, file: file, recorder: recorder)
         var config = Config.defaults(file: file)
 
         if let board = try root.string("board") {

@@ -1,6 +1,6 @@
 import TOML
 
-/// `[mqtt]`: the gateway's MQTT link to a broker (README "MQTT and Home Assistant", issue 16).
+/// `[mqtt]`: the gateway's MQTT link to a broker (docs/mqtt-home-assistant.md).
 /// Like `[remote]`, the clock only checks the table (so `check-config` reports its mistakes
 /// and `run` accepts the file); `roundclock-gateway` connects, the clock never waits for a
 /// broker. Files named here are read by the gateway, not by the clock.
@@ -116,7 +116,7 @@ public struct MQTTSettings: Sendable, Hashable {
     }
 }
 
-/// `[sync]`: clocks in a group share one session (issue 16, README "Clocks in sync"); the
+/// `[sync]`: clocks in a group share one session (docs/sync.md); the
 /// gateway does the sharing. The clock only checks the table.
 public struct SyncSettings: Sendable, Hashable {
     /// `group`: the group's name, one MQTT topic level (`roundclock/group/<group>/session`).

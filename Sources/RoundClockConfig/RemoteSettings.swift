@@ -1,6 +1,6 @@
 import TOML
 
-/// `[remote]`: the phone remote (README "Phone remote", issue 15). The clock only checks
+/// `[remote]`: the phone remote (docs/remote.md). The clock only checks
 /// the table (so `check-config` reports its mistakes and `run` accepts it); the separate
 /// `roundclock-gateway` process uses it. Nothing here opens a network socket.
 public struct RemoteSettings: Sendable, Hashable {

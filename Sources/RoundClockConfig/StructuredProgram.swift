@@ -2,7 +2,7 @@ import TOML
 import RoundClockCore
 import SegmentDisplay
 
-/// `[programs.NAME]`: a structured program (README "Configuration reference"), either
+/// `[programs.NAME]`: a structured program (docs/programs.md, docs/configuration.md), either
 /// `intervals` (with `prep`, `rounds`, `rest`, `sets`, `set_rest`, `warn`) or `base`, a
 /// preset or program line, plus the options both take (`label`, `halfway`,
 /// `countdown_beeps`, `overtime`, `count_rounds`).

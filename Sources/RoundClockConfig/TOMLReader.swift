@@ -7,17 +7,24 @@ struct TOMLReader {
     let path: String
     let table: TOMLTable
     private var used: Set<String> = []
+    /// `path` in the reference's notation (`programs.<name>.intervals[]`), for `recorder`.
+    private let pattern: String
+    /// Set by `claimAllKeys()`: this table's keys are free-form names, `<name>` in `pattern`.
+    private var keysAreNames = false
+    private let recorder: KeyPathRecorder?
 
-    init(file: String, path: String = "", table: TOMLTable) {
+    init(file: String, path: String = "", pattern: String = "", table: TOMLTable, recorder: KeyPathRecorder? = nil) {
         self.file = file
         self.path = path
+        self.pattern = pattern
         self.table = table
+        self.recorder = recorder
     }
 
     /// Parses a whole document; syntax errors carry line and column.
-    static func parse(_ text: String, file: String) throws(ConfigError) -> TOMLReader {
+    static func parse(_ text: String, file: String, recorder: KeyPathRecorder? = nil) throws(ConfigError) -> TOMLReader {
         do {
-            return TOMLReader(file: file, table: try TOML.parse(text))
+            return TOMLReader(file: file, table: try TOML.parse(text), recorder: recorder)
         } catch {
             throw ConfigError(file: file, location: "line \(error.line), column \(error.column)", message: "not valid TOML: \(error.message)")
         }
@@ -34,9 +41,18 @@ struct TOMLReader {
         ConfigError(file: file, location: keyPath(key), message: message)
     }
 
-    private mutating func value(_ key: String) -> TOMLValue? {
+    /// `key`'s path in the reference's notation.
+    private func keyPattern(_ key: String) -> String {
+        let shown = keysAreNames ? "<name>" : key
+        return pattern.isEmpty ? shown : "\(pattern).\(shown)"
+    }
+
+    /// Reads `key`, marking it used (and noting it in `recorder`).
+    private mutating func value(_ key: String, _ kind: KeyPathRecorder.Kind = .value) -> TOMLValue? {
         used.insert(key)
-        return table[key]
+        let value = table[key]
+        recorder?.asked(keyPattern(key), kind, present: kind == .arrayOfTables ? value?.array?.isEmpty == false : value != nil)
+        return value
     }
 
     /// The value as TOML writes it, on one line (strings escaped).
@@ -81,19 +97,20 @@ struct TOMLReader {
     }
 
     mutating func table(_ key: String) throws(ConfigError) -> TOMLReader? {
-        guard let v = value(key) else { return nil }
+        guard let v = value(key, .table) else { return nil }
         guard let t = v.table else { throw fail(key, "expected a table [\(keyPath(key))], got \(describe(v))") }
-        return TOMLReader(file: file, path: keyPath(key), table: t)
+        return TOMLReader(file: file, path: keyPath(key), pattern: keyPattern(key), table: t, recorder: recorder)
     }
 
     /// An array of tables (`[[key]]`).
     mutating func tables(_ key: String) throws(ConfigError) -> [TOMLReader] {
-        guard let v = value(key) else { return [] }
+        guard let v = value(key, .arrayOfTables) else { return [] }
         guard let array = v.array else { throw fail(key, "expected an array of tables [[\(keyPath(key))]], got \(describe(v))") }
         var out: [TOMLReader] = []
         for (index, element) in array.enumerated() {
             guard let t = element.table else { throw fail(key, "element \(index + 1) is not a table") }
-            out.append(TOMLReader(file: file, path: "\(keyPath(key))[\(index + 1)]", table: t))
+            out.append(TOMLReader(file: file, path: "\(keyPath(key))[\(index + 1)]", pattern: "\(keyPattern(key))[]", table: t,
+                                  recorder: recorder))
         }
         return out
     }
@@ -142,6 +159,7 @@ struct TOMLReader {
     mutating func claimAllKeys() -> [String] {
         let keys = table.keys.sorted()
         used.formUnion(keys)
+        keysAreNames = true
         return keys
     }
 
@@ -150,6 +168,33 @@ struct TOMLReader {
         for key in table.keys.sorted() where !used.contains(key) {
             let known = used.sorted().joined(separator: ", ")
             throw fail(key, "unknown key; known here: \(known)")
+        }
+    }
+}
+
+/// Every key path the config and board readers ask for while reading a file, in the notation
+/// of the configuration reference (docs/configuration.md, roundclock.toml(5)): dotted
+/// (`display.cadence`), `<name>` for a free-form name (`programs.<name>.rounds`), `[]` for
+/// the elements of an array of tables (`panels[].role`). The doc tests read a file that has
+/// every table with it and compare the keys with the reference.
+package final class KeyPathRecorder {
+    enum Kind { case value, table, arrayOfTables }
+
+    /// The keys asked for, whether the file has them or not: values and arrays of tables
+    /// (`panels`), not tables (`display`: a section of the reference, not a key).
+    package private(set) var keys: Set<String> = []
+    /// Tables and arrays of tables asked for that the file never has (or has empty): the
+    /// keys inside them were never asked for, so `keys` is complete only when this is empty.
+    package var missingTables: Set<String> { absentTables.subtracting(presentTables) }
+    private var absentTables: Set<String> = []
+    private var presentTables: Set<String> = []
+
+    package init() {}
+
+    func asked(_ keyPath: String, _ kind: Kind, present: Bool) {
+        if kind != .table { keys.insert(keyPath) }
+        if kind != .value {
+            if present { presentTables.insert(keyPath) } else { absentTables.insert(keyPath) }
         }
     }
 }

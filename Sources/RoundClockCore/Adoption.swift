@@ -1,5 +1,5 @@
-/// A session handed over whole by another clock (the control socket's `adopt`, issue 16,
-/// sync-contract section 1): its program, running time before the last pause, and for a
+/// A session handed over whole by another clock (the control socket's `adopt`,
+/// docs/control-protocol.md): its program, running time before the last pause, and for a
 /// running one the anchor as a CLOCK_REALTIME instant, mapped once onto this clock's
 /// monotonic instants. Pure; the service reads the clocks.
 public enum SessionAdoption {

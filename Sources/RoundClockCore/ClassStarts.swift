@@ -1,5 +1,5 @@
 /// `start_at`: times of day at which a ready clock starts its program by itself (a class
-/// at 06:00 and 18:30). The slots are wall-clock instants (DESIGN: wall time only for the
+/// at 06:00 and 18:30). The slots are wall-clock instants (docs/design.md: wall time only for the
 /// clock and scheduling); the round itself then runs on the monotonic clock as always.
 ///
 /// Never early, never twice: a slot starts only when the wall time read at that turn is at

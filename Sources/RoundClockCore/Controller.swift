@@ -15,7 +15,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
     /// shows the count).
     case countRound
     case program(String)
-    /// The session replaced by another clock's (the control socket's `adopt`, issue 16);
+    /// The session replaced by another clock's (the control socket's `adopt`);
     /// the text says which and how it was mapped, for the log line.
     case adopt(String)
     public var description: String {
@@ -257,7 +257,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {
-        // No button pressed since the start: nothing to look up (every turn, issue 11).
+        // No button pressed since the start: nothing to look up (every turn).
         guard !trackers.isEmpty else { return nil }
         var best: (button: Button, at: Instant)?
         for button in Button.allCases {
@@ -299,8 +299,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     /// `face(at:wallTime:)`, `status(at:)` and `nextDeadline(after:wallTime:)` at once, from
     /// one snapshot of the session and one face: what the render loop asks every turn
-    /// (issue 11: each of the three alone derives the snapshot again, and the deadline
-    /// builds the face again).
+    /// (each of the three alone derives the snapshot again, and the deadline builds the face
+    /// again).
     public func view(at now: Instant, wallTime: WallTime) -> ControllerView<Instant> {
         let snapshot = session.snapshot(at: now)
         let picture = picture(at: now, wallTime: wallTime, snapshot: snapshot)
@@ -312,7 +312,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// precomputes the frame due at its next deadline. Without a long press pending and once
     /// any instant was processed, advancing can only fire signals, which change neither the
     /// face nor the status: then the view is taken from `self`, without copying the whole
-    /// controller every turn (issue 11). `nextDeadline` is that of `self` in that case.
+    /// controller every turn. `nextDeadline` is that of `self` in that case.
     public func viewAhead(at instant: Instant, wallTime: WallTime) -> ControllerView<Instant> {
         if lastActivity != nil, nextLongPress() == nil, classStarts == nil { return view(at: instant, wallTime: wallTime) }
         var ahead = self
@@ -326,7 +326,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     private func picture(at now: Instant, wallTime: WallTime, snapshot: Snapshot?) -> (face: Face, change: Instant?) {
         var face: Face
         // Plain optionals, no array of them: called every turn of the render loop, where an
-        // `[Instant?]` costs an allocation and runtime metadata look-ups (issue 11).
+        // `[Instant?]` costs an allocation and runtime metadata look-ups.
         var change: Instant?
         let idleFrom = idleClockFrom
         if let snapshot, (idleFrom.map { now < $0 } ?? true) {

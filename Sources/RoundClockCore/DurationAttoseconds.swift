@@ -1,7 +1,7 @@
 #if compiler(<6.2)
 /// `Duration.attoseconds` and `Duration(attoseconds:)` as Swift 6.2's standard library has
 /// them (SE-0457, "Expose attosecond representation of Duration"), for Swift 6.0 and 6.1
-/// (Debian trixie's `swiftlang` is 6.0.3, issue 13). Read from and written to the two halves
+/// (Debian trixie's `swiftlang` is 6.0.3; docs/install.md). Read from and written to the two halves
 /// of the 128-bit attosecond count that `Duration` stores (`_high`, `_low`, public in the
 /// standard library since Swift 5.7), so every duration round-trips exactly; `components`
 /// would trap for durations beyond `Int64.max` seconds, which the saturating arithmetic of

@@ -6,7 +6,7 @@ extension Duration {
     static let attosPerSecond: Int128 = 1_000_000_000_000_000_000
 
     /// `seconds` whole seconds: the same as `.seconds(1) * seconds`, without the standard
-    /// library's unspecialized generic `*` (every face, issue 11).
+    /// library's unspecialized generic `*` (every face).
     static func wholeSeconds(_ seconds: Int64) -> Duration {
         Duration(attoseconds: Int128(seconds) * attosPerSecond)
     }

@@ -145,7 +145,7 @@ public enum FaceBuilder {
 
 extension PhaseKind {
     /// The phase panel's text: the raw value in capitals, as literals (no Unicode case
-    /// mapping on every face, issue 11).
+    /// mapping on every face).
     var panelText: String {
         switch self {
         case .prep: "PREP"

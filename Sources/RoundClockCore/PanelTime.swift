@@ -15,7 +15,7 @@ public enum PanelTime {
     /// Largest value a panel can show in `H:MM`: 99:59.
     static let maximumMinutes: Int64 = 99 * 60 + 59
 
-    /// A countdown showing `remaining` (negative counts as zero). At zero it no longer changes.
+    /// A countdown showing `remaining` (negative counts as zero). At zero it stays.
     public static func countdown(_ remaining: Duration, cadence: Cadence = .seconds) -> PanelReading {
         let r = shown(remaining)
         if r == .zero { return PanelReading(text: minutesSeconds(0), changesIn: nil) }
@@ -61,8 +61,9 @@ public enum PanelTime {
                             changesIn: colon ? halfSecond - fraction : second - fraction)
     }
 
-    /// Signed offset (DESIGN, "offset"): `-` while the target is ahead, `+` from the
-    /// target on. Coming use: overtime `+M:SS` after a capped program (the programs issue). Three digits follow the sign: `-M:SS` below 10 minutes, then `-H:MM`
+    /// Signed offset (docs/design.md, timing rules): `-` while the target is ahead, `+` from
+    /// the target on; used for a class start's countdown and for overtime `+M:SS` after a
+    /// capped program. Three digits follow the sign: `-M:SS` below 10 minutes, then `-H:MM`
     /// with the colon blinking.
     public static func offset(_ signed: Duration) -> PanelReading {
         let before = signed < .zero
@@ -124,7 +125,7 @@ public enum PanelTime {
 
     /// Four digits 0...9 with `separator` (ASCII) after the second, a zero first digit
     /// blank if `blankZero`, written in place into a small string: no concatenation, no
-    /// allocation (every face, issue 11). nil if a digit is out of 0...9 (the callers then
+    /// allocation (every face). nil if a digit is out of 0...9 (the callers then
     /// build the same text the long way).
     static func fixed(_ a: Int64, _ b: Int64, _ separator: Unicode.Scalar?, _ c: Int64, _ d: Int64,
                       blankZero: Bool) -> String? {

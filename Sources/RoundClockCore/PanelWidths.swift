@@ -1,5 +1,5 @@
 /// How many character positions the time and round panels have: the face's texts are
-/// laid out for them (README "What the panels show"). The phase panel always gets a
+/// laid out for them (docs/buttons-and-panels.md). The phase panel always gets a
 /// four-character label.
 public struct PanelWidths: Sendable, Hashable {
     /// Digits of the time panel: 4 (the Adafruit backpacks), 6 or 8 (`H:MM:SS`,

@@ -9,7 +9,7 @@ public enum Counting: String, Sendable, Hashable {
     case down
     /// Shows the elapsed time in the phase, quantised down (floor of seconds).
     case up
-    /// Overtime after a capped program (DESIGN, "offset"): `+M:SS`, the time since the
+    /// Overtime after a capped program (an offset, docs/design.md): `+M:SS`, the time since the
     /// cap, counting up (floor of seconds); only an open-ended last phase counts this way.
     case overtime
 }

@@ -130,8 +130,8 @@ public enum Presets {
     /// Preset names with the argument syntax they take, for help texts and errors.
     public static let names = ["boxing", "mma", "muaythai", "tabata", "emom[:N]", "amrap[:M]", "fortime[:M]", "countdown:M:SS", "stopwatch", "clock"]
 
-    /// The presets outside the MODE cycle (issue 14). Not reserved as `[programs]` names:
-    /// configs written before them stay valid, and a custom program of that name wins.
+    /// The presets outside the MODE cycle. Not reserved as `[programs]` names: a config that
+    /// defines a program of one of these names stays valid, and its program wins.
     public static let moreNames = ["fgb", "bjj", "deathby[:M]"]
 
     /// The presets `programs` lists after the MODE cycle (MODE does not reach them; select

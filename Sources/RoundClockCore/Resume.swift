@@ -107,7 +107,7 @@ public enum ResumeDecision {
     ///
     /// Any saved values are safe: a saved running time beyond `SavedSession.longestElapsed`
     /// comes back ready, and the time since the anchor is clamped so that the total stays
-    /// within it (a timed program long over shows DONE as before; a stopwatch's panel tops
+    /// within it (a timed program long over shows DONE; a stopwatch's panel tops
     /// out at 99:59 anyway): no instant is moved further and no later arithmetic overflows.
     public static func decide<Instant>(_ saved: SavedSession, program: Program, context: ResumeContext,
                                        now: Instant) -> (session: Session<Instant>, outcome: ResumeOutcome) {

@@ -33,8 +33,9 @@ public struct SignalPoint: Sendable, Hashable {
 extension Signal {
     /// The buzzer's default on/off pattern per signal (on, off, on, …; the line ends off):
     /// a short tick, a bell, three short warning beeps, a bell, a finish of two longs
-    /// and a longer one; a tick again, two short halfway beeps, two long switch beeps. The one set of defaults: the config's `[buzzer]` (README,
-    /// "Configuration reference") and `Buzzer` both start from it.
+    /// and a longer one; a tick again, two short halfway beeps, two long switch beeps.
+    /// The one set of defaults: the config's `[buzzer]` (docs/configuration.md) and `Buzzer`
+    /// both start from it.
     public static let defaultBuzzerPatterns: [Signal: [Duration]] = [
         .prepTick: [.milliseconds(150)],
         .start: [.milliseconds(600)],

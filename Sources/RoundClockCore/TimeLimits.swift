@@ -6,7 +6,7 @@
 /// nanoseconds (292 years), the narrowest conversion a platform API takes.
 public enum TimeLimits {
     /// Longest single phase (prep, work, rest), warning, `countdown:M:SS` and
-    /// `amrap:M`/`fortime:M`: 24 h (README, Programs).
+    /// `amrap:M`/`fortime:M`: 24 h (docs/programs.md).
     public static let maximumPhase: Duration = .seconds(24 * 3600)
 
     /// Most rounds a program has: 99, what the two-digit round panel can show.
@@ -16,7 +16,7 @@ public enum TimeLimits {
     public static let maximumPhases = 1 + 2 * maximumRounds
 
     /// Most sets a program with sets has: 9, the one digit the round panel gives the set
-    /// (`S-RR`, README "What the panels show").
+    /// (`S-RR`, docs/buttons-and-panels.md).
     public static let maximumSets = 9
 
     /// Most countdown beeps before a phase change (`countdown_beeps`): one a second for the

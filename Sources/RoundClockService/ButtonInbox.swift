@@ -56,9 +56,8 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
     /// returns early as soon as an event is posted.
     func wait<C: Clock>(until deadline: C.Instant?, on clock: C) async where C.Instant == Instant {
         // A `VirtualClock` sleep jumps to the deadline at once: there is nothing for `post` to
-        // cut short, so no sleeper task (its creation, scheduling and completion were most of
-        // a virtual turn's cost, issue 11). An event already waiting ends the wait before
-        // the sleep, as cancelling the sleeper before it ran did.
+        // cut short, so no sleeper task (its creation, scheduling and completion would be most
+        // of a virtual turn's cost). An event already waiting ends the wait before the sleep.
         if let deadline, let virtual = clock as? VirtualClock, let instant = deadline as? VirtualClock.Instant {
             guard state.withLock({ $0.events.isEmpty }) else { return }
             _ = try? await virtual.sleep(until: instant, tolerance: .zero)

@@ -36,7 +36,7 @@ public struct AdoptedSession<Instant: InstantProtocol & Sendable>: Sendable, Has
 
 extension Controller {
     /// Applies one input: a button edge as it is, a command as its button does it
-    /// (README "Buttons"): `start`, `stop` and `mode` are a press and a release of their
+    /// (docs/buttons-and-panels.md): `start`, `stop` and `mode` are a press and a release of their
     /// button, `hold-stop` a long press of STOP; `reset` and `skip` are the actions a held
     /// STOP and a held MODE carry out; `program`, like MODE, only while ready or in clock mode.
     public mutating func apply(_ input: LoopInput<Instant>) -> [Occurrence<Instant>] {

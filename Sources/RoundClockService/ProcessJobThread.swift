@@ -9,7 +9,7 @@ import Platform
 /// `run` process, so libdispatch never starts its pool and with it the pool monitor, a
 /// timer on its manager thread that fires every second for the life of the process
 /// (`_dispatch_workq_init_once`, swift-corelibs-libdispatch src/event/workqueue.c): the
-/// one wake-up per second that nothing of ours asked for (BENCHMARKS.md, issue 11).
+/// one wake-up per second that nothing of ours asked for (docs/benchmarks.md).
 ///
 /// Jobs run one at a time in the order enqueued; timed jobs (`Task.sleep`) are kept in
 /// deadline order and run when their CLOCK_MONOTONIC deadline has passed, from one

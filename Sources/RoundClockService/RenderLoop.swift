@@ -161,7 +161,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                     heartbeat?.committed()
                 }
             }
-            // Fast path (DESIGN: the frame is precomputed before the sleep): nothing
+            // Fast path (docs/design.md: the frame is precomputed before the sleep): nothing
             // arrived and the frame due at this deadline is known, so commit it first;
             // the full turn below follows and corrects it if anything differs.
             if inputs.isEmpty, retryAt == nil, let next = precomputed, next.at <= now, next.face != attempted {

@@ -38,8 +38,8 @@ public struct WatchdogService<C: Clock & Sendable>: Service where C.Duration == 
 
 /// ServiceLifecycle names every service `"\(service)"`, eagerly, when the group is
 /// configured. Without this, reflection would describe the whole controller: every program
-/// of the MODE catalog with all its phases and signals, seconds of start-up with 1,000
-/// `[programs]` (issue 10, item 15). The name stays the same size whatever the catalog.
+/// of the MODE catalog with all its phases and signals, so start-up would grow with the
+/// number of `[programs]`. The name stays the same size whatever the catalog.
 extension RenderService: CustomStringConvertible {
     public var description: String { "RenderService(\(controller.catalog.count) programs)" }
 }

@@ -139,7 +139,7 @@ enum FourteenSegmentFont {
     }()
 
     /// `bitsByCharacter` for the 128 ASCII characters, indexed by `asciiValue`: every
-    /// encoded character is looked up without hashing a `Character` (issue 11).
+    /// encoded character is looked up without hashing a `Character`.
     static let bitsByASCII: [UInt16?] = (0..<128).map { bitsByCharacter[Character(Unicode.Scalar(UInt8($0)))] }
 
     /// `bitsByCharacter[character]`.

@@ -24,7 +24,7 @@ public struct LayoutKind: Sendable, Hashable, CaseIterable, LosslessStringConver
     }
 
     /// The wiring, shared by every copy: a layout is copied into each `Frame`, so a copy is
-    /// one reference (issue 11: instructions per displayed second).
+    /// one reference (fewer instructions per displayed second).
     final class Storage: Sendable {
         let rawValue: String
         let font: Font

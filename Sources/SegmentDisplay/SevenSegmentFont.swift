@@ -82,7 +82,7 @@ enum SevenSegmentFont {
     }()
 
     /// `bitsByCharacter` for the 128 ASCII characters, indexed by `asciiValue`: every
-    /// encoded character is looked up without hashing a `Character` (issue 11).
+    /// encoded character is looked up without hashing a `Character`.
     static let bitsByASCII: [UInt8?] = (0..<128).map { bitsByCharacter[Character(Unicode.Scalar(UInt8($0)))] }
 
     /// `characterByBits` for all 128 patterns of segments A...G, indexed by the pattern.

@@ -1,5 +1,5 @@
-/// A generated corpus of control socket request lines that must all be refused (README
-/// "Control socket"): cut short, bad UTF-8, unknown commands, wrong types, extra or
+/// A generated corpus of control socket request lines that must all be refused
+/// (docs/control-protocol.md): cut short, bad UTF-8, unknown commands, wrong types, extra or
 /// duplicate members, lone surrogates, raw control characters, nesting past the limit,
 /// random bytes, and lines past the 4 KiB limit. No line holds a newline (0x0A): each is
 /// one request. The same seed gives the same corpus.
@@ -35,7 +35,7 @@ public struct MalformedRequests {
         case 2:  // an unknown command
             let letters = Array("abcdefghijklmnopqrstuvwxyz-".utf8)
             var word = (0..<(1 + rng.next() % 12)).map { _ in rng.pick(letters) }
-            if ["start", "stop", "reset", "mode", "hold-stop", "skip", "program", "subscribe"].contains(String(decoding: word, as: UTF8.self)) {
+            if ["start", "stop", "reset", "mode", "hold-stop", "skip", "program", "subscribe", "version", "adopt"].contains(String(decoding: word, as: UTF8.self)) {
                 word.append(UInt8(ascii: "x"))
             }
             return Array(#"{"command": ""#.utf8) + word + Array(#""}"#.utf8)

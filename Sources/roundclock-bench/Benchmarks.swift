@@ -5,7 +5,7 @@ import Platform
 import RoundClockBench
 import RoundClockCore
 
-/// The subcommands of `roundclock-bench` (BENCHMARKS.md). They print medians, percentiles
+/// The subcommands of `roundclock-bench` (docs/benchmarks.md). They print medians, percentiles
 /// and ratios measured in one run and never fail on noise.
 extension RoundClockBenchCommand {
 

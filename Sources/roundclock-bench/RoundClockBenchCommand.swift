@@ -37,7 +37,7 @@ struct RoundClockBenchCommand: AsyncParsableCommand {
         abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
         subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Control.self, Timers.self, Smoke.self])
 
-    /// One line on stderr for a usage or run error, exit statuses as README's "Exit codes".
+    /// One line on stderr for a usage or run error, exit statuses as in docs/command-line.md.
     static func main() async {
         await mainWithOneLineErrors(printError: printError)
     }

@@ -2,9 +2,9 @@ import ArgumentParser
 import CommandLineSupport
 import TOML
 
-/// `roundclock bench ...`, as written before the benchmarks became their own executable
-/// (`roundclock-bench`, BENCHMARKS.md; `roundclock` no longer links them): one line naming
-/// the command to run instead, exit 64 (EX_USAGE). Not listed in `roundclock --help`.
+/// `roundclock bench ...`: the benchmarks are an executable of their own (`roundclock-bench`,
+/// docs/benchmarks.md; `roundclock` does not link them), so this prints one line naming the
+/// command to run instead, exit 64 (EX_USAGE). Not listed in `roundclock --help`.
 struct BenchMoved: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -15,7 +15,7 @@ struct BenchMoved: ParsableCommand {
 
     func run() throws {
         let command = (["roundclock-bench"] + arguments).joined(separator: " ")
-        printError("the benchmarks are a command of their own now: run '\(escapedControlCharacters(command))' (BENCHMARKS.md)")
+        printError("the benchmarks are a command of their own now: run '\(escapedControlCharacters(command))' (docs/benchmarks.md)")
         throw ExitCode(ExitStatus.usage)
     }
 }

@@ -38,7 +38,7 @@ struct Render: ParsableCommand {
     }
 
     /// The custom layouts of `--board`; a bad board file is a usage error (64), as for
-    /// `simulate --board` (README "Exit codes").
+    /// `simulate --board` (docs/command-line.md).
     func boardLayouts() throws -> [LayoutKind] {
         guard let board else { return [] }
         do {

@@ -189,7 +189,7 @@ struct Run: AsyncParsableCommand {
     }
 }
 
-/// `run --frames-clock`: what the frames file's `t` counts (README "Frames file").
+/// `run --frames-clock`: what the frames file's `t` counts (docs/command-line.md).
 enum FramesClock: String, ExpressibleByArgument, CaseIterable {
     /// Seconds since the start of the run.
     case start

@@ -21,7 +21,7 @@ extension Run {
         return "\(first)/\(ControlLimits.socketName)"
     }
 
-    /// The control socket's server, listening (README "Control socket"): commands go into
+    /// The control socket's server, listening (docs/control-protocol.md): commands go into
     /// `inbox` stamped with `clock`'s now, `program` checked against the config. A socket
     /// that cannot be set up is one line and exit 73, like the frames file.
     /// `adopt` maps anchors through `clocks` (`SessionAdopter`).
@@ -39,7 +39,7 @@ extension Run {
         do {
             let hub = try ControlHub()
             return try ControlServer(
-                path: path, hub: hub, logger: logger,
+                path: path, hub: hub, logger: logger, clockVersion: RoundClockVersion.text,
                 checkProgram: { spec in Self.whyNotRunnable(spec, config: config) },
                 adopt: { token, share in adopter.adopt(token: token, share: share) },
                 post: { command in inbox.post(command, at: clock.now) })

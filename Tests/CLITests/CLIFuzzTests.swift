@@ -5,13 +5,14 @@ import Testing
 
 /// Generated bad (and good) command lines for every subcommand that runs without hardware,
 /// each run as a user would run it (stdin from /dev/null): whatever the arguments, files and
-/// values, `roundclock` ends by itself (killed after 180 s otherwise: a generous bound, a 24-hour virtual run takes ~13 s of CPU in a debug build) with an exit code from README's table (never a
-/// signal: a trap, an abort) and a failure is one line on stderr naming what was wrong.
+/// values, `roundclock` ends by itself (killed after 180 s otherwise: a generous bound even for
+/// a 24-hour virtual run in a debug build) with an exit code from docs/command-line.md's table
+/// (never a signal: a trap, an abort) and a failure is one line on stderr naming what was wrong.
 ///
 /// Random but replayable: the seed is printed; `ROUNDCLOCK_FUZZ_SEED=N swift test --filter
 /// CLIFuzz` runs the same cases again, `ROUNDCLOCK_FUZZ_CASES` changes how many.
 @Suite(.serialized) struct CLIFuzzTests {
-    /// Exit codes README's table allows (sysexits.h: EX_USAGE 64, EX_UNAVAILABLE 69,
+    /// Exit codes docs/command-line.md's table allows (sysexits.h: EX_USAGE 64, EX_UNAVAILABLE 69,
     /// EX_SOFTWARE 70, EX_CANTCREAT 73, EX_IOERR 74, EX_CONFIG 78).
     static let allowed: Set<Int32> = [0, 64, 69, 70, 73, 74, 78]
     /// A run taking longer than this is a hang.

@@ -70,7 +70,8 @@ func temporaryFile(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("roundclock-\(UUID().uuidString)-\(name)").path
 }
 
-/// A panel line without its chip fields (`ram`, `brightness`, `blink`), for comparing with the issue-2 contract.
+/// A panel line without its chip fields (`ram`, `brightness`, `blink`), for comparing with
+/// the frames file format (docs/command-line.md).
 func core(_ raw: String) -> String {
     guard let range = raw.range(of: #", "ram": ""#) else { return raw }
     return String(raw[..<range.lowerBound]) + "}"
@@ -110,9 +111,9 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
         #expect(twelve.object["brightness"] as? Int == 15 && twelve.object["blink"] as? String == "off")
         let phase = lines.filter { $0.object["panel"] as? String == "phase" }.compactMap { $0.object["text"] as? String }
         #expect(phase.prefix(4) == ["PREP", "WORK", "REST", "WORK"] && phase.last == "DONE")
-        // Issue 3's traffic target: at most 6 bytes on the bus per displayed second (a
-        // second change rewrites one RAM byte, not the whole 16-byte RAM), the reads of
-        // the power-loss checks (issue 10, item 9) included.
+        // The traffic target (docs/benchmarks.md): at most 6 bytes on the bus per displayed
+        // second (a second change rewrites one RAM byte, not the whole 16-byte RAM), the
+        // reads of the power-loss checks included.
         let traffic = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("I2C: start-up ") }, "I2C traffic report")
         let perSecond = try #require(traffic.firstMatch(of: /in ([0-9]+) transactions = ([0-9.]+) bytes and [0-9.]+ transactions per displayed second \(2831 time changes\), power-loss checks included: ([0-9]+) reads/))
         #expect(try #require(Double(perSecond.2)) <= 6, "\(traffic)")
@@ -319,7 +320,7 @@ func jsonLines(_ path: String) throws -> [(raw: String, object: [String: Any])] 
     }
 
     /// A token holding a line break or another control character is quoted escaped, on the
-    /// error's one line, never cut at the break (issue 10, item 12, on the command line).
+    /// error's one line, never cut at the break (on the command line).
     @Test(arguments: [
         (["simulate", "--virtual", "--program", "box\ning"], #"bad program "box\ning""#),
         (["simulate", "--virtual", "--events", "1:st\nart"], #""st\nart""#),

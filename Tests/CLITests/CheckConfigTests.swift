@@ -34,8 +34,8 @@ import Testing
         #expect(run.stderr.hasPrefix("roundclock: \(path): line 2, column 11: not valid TOML"))
     }
 
-    /// Malformed TOML that aborted the process inside TOMLKit (issue 10, item 1), a NUL byte
-    /// that silently ended parsing (item 8), a value holding a newline (item 12): in the config
+    /// Malformed TOML (headers that abort a parser built on toml++), a NUL byte (which could
+    /// silently end parsing), a value holding a newline: in the config
     /// and in the board file it names, exit 78 with one line naming the file and the place.
     @Test(arguments: [
         ("[\n", "line 1, column 2: not valid TOML: expected a key"), ("[#]\n", "line 1, column 2"), ("[=]\n", "line 1, column 2"),

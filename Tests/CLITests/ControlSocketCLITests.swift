@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 15: `roundclock run --control PATH`. Commands act as their buttons (README
-/// "Buttons"), a subscriber sees every display change, and the frames file agrees.
+/// `roundclock run --control PATH` (docs/control-protocol.md). Commands act as their buttons
+/// (docs/buttons-and-panels.md), a subscriber sees every display change, and the frames file
+/// agrees.
 @Suite(.serialized) struct ControlSocketCLITests {
     static let ok = #"{"ok": true}"#
 
@@ -71,6 +72,23 @@ import TestSupport
             #expect(clock.log.contains(action), "\(action) in \(clock.log)")
         }
         #expect(!FileManager.default.fileExists(atPath: clock.socket), "socket removed at shutdown")
+    }
+
+    /// `version` through the real socket: protocol 1 and what `roundclock --version` prints.
+    @Test func versionSaysTheProtocolAndTheClocksVersion() async throws {
+        let printed = try await CLIRun.run(["--version"])
+        #expect(printed.status == 0)
+        let version = String(printed.stdout.dropLast())
+        #expect(!version.isEmpty && !version.contains("\n"))
+        let clock = try ControlledClock()
+        defer { clock.removeFiles() }
+        let remote = try await clock.connect()
+        let reply = try remote.request(#"{"command": "version"}"#)
+        #expect(reply == #"{"ok": true, "protocol": 1, "clock": "\#(version)"}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        #expect(object?["protocol"] as? Int == 1 && object?["clock"] as? String == version)
+        #expect(try remote.request(#"{"command": "version", "x": 1}"#) == #"{"ok": false, "error": "unknown member \"x\" for \"version\""}"#)
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
     }
 
     @Test func theSocketIsPrivateToItsGroupAndAStaleOneIsReplaced() async throws {

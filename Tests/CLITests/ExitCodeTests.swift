@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10 item 11: README's "Exit codes" table, row by row, for every subcommand a row
+/// The exit status table of docs/command-line.md, row by row, for every subcommand a row
 /// applies to. Each failing row also prints exactly one line on stderr.
 @Suite struct ExitCodeTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -88,9 +88,9 @@ import Testing
         await process.exited()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(stderr)")
-        // The writer never blocks on the pipe (README, "Frames file"): the reader's close is
-        // seen as EPIPE, or, if the virtual run ended first, as frames left untaken when it
-        // stopped waiting for them. Either way one line and exit 74.
+        // The writer never blocks on the pipe (docs/command-line.md, frames file): the
+        // reader's close is seen as EPIPE, or, if the virtual run ended first, as frames left
+        // untaken when it stopped waiting for them. Either way one line and exit 74.
         #expect(stderr.contains("roundclock: \(path): write failed: Broken pipe (errno 32)\n")
                 || stderr.contains("roundclock: \(path): write failed: its reader did not take the last "), "\(stderr)")
     }

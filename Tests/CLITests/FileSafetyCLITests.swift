@@ -23,7 +23,7 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(300)) async
     return (run, process.terminationReason == .uncaughtSignal)
 }
 
-/// Issue 10 items 5, 6, 7: a FIFO, a directory or a device where a file is expected is one
+/// A FIFO, a directory or a device where a file is expected is one
 /// clear error line, never a hang; a state directory that does not exist is created.
 @Suite struct FileSafetyCLITests {
     func fifo(_ name: String) -> String {
@@ -121,7 +121,7 @@ func runBounded(_ arguments: [String], deadline: Duration = .seconds(300)) async
         #expect(run.stdout.hasPrefix("{\"t\": 0.000, \"panel\": \"time\", \"text\": \" 0:03\""), "\(run.stdout)")
     }
 
-    /// Item 6: the state directory is created (like `mkdir -p`, 0755) and the round survives
+    /// The state directory is created (like `mkdir -p`, 0755) and the round survives
     /// kill -9.
     @Test func missingStateDirectoryIsCreatedAndKeepsTheRound() async throws {
         let top = temporaryFile("new-state")

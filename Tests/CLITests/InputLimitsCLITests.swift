@@ -1,17 +1,17 @@
 import Foundation
 import Testing
 
-/// Issue 10, items 2, 4, 13, 15 and 16 as a user meets them: long or malformed times and
+/// Input limits as a user meets them: long or malformed times and
 /// numbers on the command line and in the config are one-line usage (64) or config (78)
 /// errors naming the token, never a crash by signal; the longest valid values work.
 @Suite struct InputLimitsCLITests {
-    static let huge = "153722867280912931:00" // × 60 overflows Int64: the SIGILL of item 2
+    static let huge = "153722867280912931:00" // × 60 overflows Int64
 
     /// The command lines and what their error must mention. A stored list rather than a
     /// literal in `@Test(arguments:)`: Swift 6.0.3 crashes type-checking string
-    /// interpolations of `huge` inside the macro's arguments (issue 13).
+    /// interpolations of `huge` inside the macro's arguments.
     static let badTimesAndNumbers: [([String], String)] = [
-        // Item 2: every duration parse range-checks.
+        // Every duration parse range-checks.
         (["simulate", "--virtual", "--no-tty", "--until", huge], "--until \"\(huge)\""),
         (["simulate", "--virtual", "--no-tty", "--until", "8784:00:01"], "at most 8784:00:00"),
         (["simulate", "--virtual", "--no-tty", "--program", "countdown:\(huge)"], "\"\(huge)\""),
@@ -24,12 +24,12 @@ import Testing
         (["programs", "countdown:\(huge)"], "\"\(huge)\""),
         (["run", "--simulate", "--virtual", "--until", huge], "--until \"\(huge)\""),
         (["run", "--simulate", "--virtual", "--program", "countdown:\(huge)", "--until", "1"], "\"\(huge)\""),
-        // Item 4: --step is validated like the bench options.
+        // --step is validated like the bench options.
         (["test-display", "--simulate", "--step", "inf"], "--step must be between 0 s and 60 s, got inf"),
         (["test-display", "--simulate", "--step", "1e16"], "--step must be between 0 s and 60 s, got 1e+16"),
         (["test-display", "--simulate", "--step", "nan"], "--step must be between 0 s and 60 s, got nan"),
         (["test-display", "--simulate", "--step=-1"], "--step must be between 0 s and 60 s, got -1"),
-        // Item 13: strict grammars.
+        // Strict grammars.
         (["simulate", "--virtual", "--no-tty", "--wall-time", "18::30"], "bad --wall-time \"18::30\""),
         (["simulate", "--virtual", "--no-tty", "--wall-time", "18:30:"], "bad --wall-time \"18:30:\""),
         (["simulate", "--virtual", "--no-tty", "--wall-time", "1:2"], "bad --wall-time \"1:2\""),
@@ -53,8 +53,8 @@ import Testing
         let longest = try await CLIRun.run(["programs", "99 x 24:00:00/24:00:00, prep 24:00:00, warn 23:59:59"])
         #expect(longest.status == 0, "\(longest.stderr)")
         #expect(longest.stdout.contains("4752:00:00"), "198 phases of 24 h: \(longest.stdout)")
-        // A day of virtual time is simulated in full (the power checks run every 0.6 s,
-        // 140,000 turns); the longest `--until` and event time are accepted and start.
+        // A day of virtual time is simulated in full (the power checks wake the loop all
+        // day); the longest `--until` and event time are accepted and start.
         let day = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", "countdown:0:02", "--until", "24:00:00",
                                         "--events", "86398:start", "--wall-time", "23:59:59"])
         #expect(day.status == 0 && day.stdout.contains("ended finished"), "\(day.stderr)")
@@ -97,7 +97,7 @@ import Testing
         }
     }
 
-    /// Item 16: `simulator` names the built-in board, not a preset; it is a usable program name.
+    /// `simulator` names the built-in board, not a preset; it is a usable program name.
     @Test func simulatorIsAUsableCustomProgramName() async throws {
         let path = temporaryFile("simulator-program.toml")
         try "board = \"simulator\"\nprogram = \"simulator\"\n[programs]\nsimulator = \"3 x 1:00\"\n".write(toFile: path, atomically: true, encoding: .utf8)

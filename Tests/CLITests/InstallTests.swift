@@ -24,6 +24,9 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         let binary = CLIRun.binary.path
         let run = try await runScript("scripts/install.sh", ["--binary", binary], environment: ["DESTDIR": root])
         #expect(run.status == 0, "\(run.stderr)")
+        // README's links lead into docs/, installed beside it.
+        let docs = tree(CheckConfigTests.repository.appendingPathComponent("docs").path).map { "usr/local/share/doc/roundclock/docs/" + $0 }
+        #expect(docs.contains("usr/local/share/doc/roundclock/docs/configuration.md"))
         #expect(tree(root) == [
             "etc/roundclock/config.example.toml",
             "etc/roundclock/config.toml",
@@ -31,6 +34,9 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
             "etc/sysusers.d/roundclock.conf",
             "usr/local/bin/roundclock",
             "usr/local/share/doc/roundclock/README.md",
+        ] + docs + [
+            "usr/local/share/man/man1/roundclock.1",
+            "usr/local/share/man/man5/roundclock.toml.5",
             "usr/local/share/roundclock/boards/bigdigits.toml",
             "usr/local/share/roundclock/boards/generic.toml",
             "usr/local/share/roundclock/boards/pi-zero-2w.toml",

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `[mqtt]` and `[sync]` in the clock's own config reader (issue 16): the clock accepts a
+/// `[mqtt]` and `[sync]` in the clock's own config reader: the clock accepts a
 /// file that has them (only the gateway uses them) and refuses bad ones like every section.
 @Suite struct MQTTConfigCLITests {
     @Test func checkConfigAcceptsAndSummarizesMQTTAndSync() async throws {

@@ -118,7 +118,7 @@ import Testing
     }
 
     /// `run` exits 78 (EX_CONFIG: systemd does not restart it); a file named by an option of
-    /// `simulate` or `render` is a usage error, 64 (README "Exit codes").
+    /// `simulate` or `render` is a usage error, 64 (docs/command-line.md).
     @Test func aBadLayoutIsOneLine() async throws {
         let board = temporaryFile("bad.toml")
         defer { try? FileManager.default.removeItem(atPath: board) }

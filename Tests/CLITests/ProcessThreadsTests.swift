@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The `run` process while counting: one wake-up of one thread per display change (issue
-/// 11). Its threads and their voluntary context switches (proc(5) /proc/PID/task/TID/status,
+/// The `run` process while counting: one wake-up of one thread per display change.
+/// Its threads and their voluntary context switches (proc(5) /proc/PID/task/TID/status,
 /// `voluntary_ctxt_switches`: the thread blocked, e.g. to sleep; involuntary ones depend on
 /// the machine's load and are not counted here), over a window of counting.
 @Suite(.serialized) struct ProcessThreadsTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 14's programs, end to end: exact instants and texts in the frames file.
+/// Programs end to end (presets, structured programs, overtime, class starts): exact instants
+/// and texts in the frames file.
 @Suite(.serialized) struct ProgramFramesTests {
     /// `simulate --virtual` of `program`: every record as `"T panel TEXT"` or `"T signal NAME"`.
     func simulate(_ program: String, _ extra: [String] = []) async throws -> (records: [String], stderr: String) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 16, the clock's side (README "Control socket"): every state line carries the
+/// Clocks in sync, the clock's side (docs/control-protocol.md): every state line carries the
 /// session, `adopt` replaces it with another clock's, and `--frames-clock monotonic` lets
 /// the frames of two clocks on one host be compared.
 @Suite(.serialized) struct SessionSyncCLITests {

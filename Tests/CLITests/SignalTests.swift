@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 10 item 14: SIGTERM, SIGINT and SIGHUP stop `run` gracefully (exit 0, state saved,
+/// SIGTERM, SIGINT and SIGHUP stop `run` gracefully (exit 0, state saved,
 /// shutdown picture drawn) from its very start, never by the default disposition.
 @Suite(.serialized) struct SignalTests {
     /// posix_spawn(3) of the binary with `blocked` in its initial signal mask
@@ -47,8 +47,8 @@ import Testing
 
     /// A signal sent the instant the process exists. The parent blocks it across exec(2),
     /// so it is pending before `main` runs, whatever the timing: the earliest signal `run`
-    /// can ever see. Before the fix it was discarded when the service group set SIG_IGN
-    /// (and the clock ran on), or, unblocked, killed the process in its first ~40 ms.
+    /// can ever see. It must not be discarded when the service group sets SIG_IGN (the clock
+    /// would run on), nor, unblocked, kill the process by the default disposition.
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func signalAtSpawnStopsGracefully(_ signal: Int32) async throws {
         let dir = temporaryFile("early-state"), err = temporaryFile("early.err")

@@ -4,7 +4,7 @@ import I2CPlayback
 import TestSupport
 import Testing
 
-/// `checkForPowerLoss` and `reassertSettings`, byte for byte (issue 10, item 9: a chip
+/// `checkForPowerLoss` and `reassertSettings`, byte for byte (a chip
 /// that lost power between two writes fails no transfer; only a read-back finds it).
 @Suite("Driver power-loss check")
 struct PowerCheckTests {

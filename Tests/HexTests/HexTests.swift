@@ -1,10 +1,10 @@
 import Hex
 import Testing
 
-/// The one hexadecimal formatter (issue 11): every form the callers use.
+/// The one hexadecimal formatter: every form the callers use.
 @Suite struct HexTests {
     @Test(arguments: [
-        (UInt64(0x70), 1, false, "70"),          // I2C addresses: `0x70`, unpadded as before
+        (UInt64(0x70), 1, false, "70"),          // I2C addresses: `0x70`, unpadded
         (UInt64(0x7), 1, false, "7"),
         (UInt64(0x0A), 2, false, "0a"),          // I2C bytes and display RAM: two digits
         (UInt64(0xFF), 2, false, "ff"),

@@ -2,7 +2,7 @@ import ControlProtocol
 import JSON
 import Testing
 
-/// The wire contract of issue 15, line by line.
+/// The wire contract (docs/control-protocol.md), line by line.
 @Suite struct ControlProtocolTests {
     @Test func readsEveryRequestOfTheContract() throws {
         let cases: [(String, ControlRequest)] = [
@@ -12,6 +12,7 @@ import Testing
             (#"{"command": "program", "program": "tabata"}"#, .command(.program("tabata"))),
             (#"{"program": "10 x 0:45/0:15", "command": "program"}"#, .command(.program("10 x 0:45/0:15"))),
             (#"{"command": "subscribe"}"#, .subscribe),
+            (#"{"command": "version"}"#, .version),
             ("\t{\"command\":\"start\"}\r", .command(.start)),
         ]
         for (line, request) in cases {
@@ -23,7 +24,11 @@ import Testing
 
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
-            (#"{"command": "jump"}"#, #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, adopt)"#),
+            (#"{"command": "jump"}"#,
+             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, version, adopt)"#),
+            (#"{"command": "version", "x": 1}"#, #"unknown member "x" for "version""#),
+            (#"{"command": "Version"}"#,
+             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, version, adopt)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
@@ -46,5 +51,24 @@ import Testing
                                  panels: [.init(role: "time", text: " 2:58"), .init(role: "round", text: " 1.12"), .init(role: "phase", text: "WORK")])
         #expect(state.line == #"{"state": "running", "phase": "work", "round": 1, "rounds": 12, "program": "boxing", "brightness": 15, "panels": {"time": " 2:58", "round": " 1.12", "phase": "WORK"}}"#)
         #expect(ControlState.parse(state.line) == state)
+    }
+
+    /// The `version` reply: the protocol's number and the clock's version; a client reads it
+    /// and ignores members it does not know; an `ok` reader takes it as `ok`.
+    @Test func theVersionReply() {
+        #expect(ControlVersion.current == 1)
+        let reply = ControlVersion(clock: "0.1.0 (development build)")
+        #expect(reply.line == #"{"ok": true, "protocol": 1, "clock": "0.1.0 (development build)"}"#)
+        #expect(ControlVersion.parse(reply.line) == reply)
+        #expect(ControlReply.parse(reply.line) == .ok)
+        #expect(ControlVersion.parse(#"{"ok": true, "protocol": 2, "clock": "9.0", "features": ["x"]}"#)
+                == ControlVersion(protocolVersion: 2, clock: "9.0"))
+        for notOne in [#"{"ok": true}"#, #"{"ok": false, "error": "unknown command "version""}"#, #"{"ok": true, "protocol": 1}"#,
+                       #"{"ok": true, "protocol": "1", "clock": "x"}"#, #"{"ok": true, "protocol": 1.0, "clock": "x"}"#,
+                       #"{"ok": true, "protocol": 0, "clock": "x"}"#, #"{"ok": false, "protocol": 1, "clock": "x"}"#, "1"] {
+            #expect(ControlVersion.parse(notOne) == nil, "\(notOne)")
+        }
+        #expect(ControlRequest.version.line == #"{"command": "version"}"#)
+        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "program", "subscribe", "version", "adopt"])
     }
 }

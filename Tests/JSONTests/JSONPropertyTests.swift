@@ -3,7 +3,7 @@ import Glibc
 #endif
 import ControlProtocol
 import JSON
-#if canImport(PropertyBased) // not in the package graph of Swift 6.0 builds (README "Swift 6.0")
+#if canImport(PropertyBased) // not in the package graph of Swift 6.0 builds (docs/install.md)
 import PropertyBased
 #endif
 import Testing

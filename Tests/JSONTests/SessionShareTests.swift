@@ -4,7 +4,7 @@ import JSON
 import Testing
 import TestSupport
 
-/// Issue 16's additions to the wire contract (sync-contract section 1): the `session`
+/// The session in the wire contract (docs/control-protocol.md "The session"): the `session`
 /// member of state lines and the `adopt` command.
 @Suite struct SessionShareTests {
     static let running = SessionShare(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0,
@@ -21,6 +21,9 @@ import TestSupport
         #expect(try SessionShare.parse(line: Self.running.line) == Self.running)
         // A state line with a malformed session is no state line.
         #expect(ControlState.parse(state.line.replacingOccurrences(of: #""run": "running""#, with: #""run": "finished""#)) == nil)
+        // Members a newer clock may add, on the line or in its session, are ignored.
+        let newer = state.line.replacingOccurrences(of: #""adopted": 7}"#, with: #""adopted": 7, "set": {"n": 2}}, "protocol": 1"#)
+        #expect(newer != state.line && ControlState.parse(newer) == state)
     }
 
     @Test func adoptReadsBackAndEncodesWithoutAdopted() throws {

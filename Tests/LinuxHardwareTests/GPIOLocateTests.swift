@@ -3,7 +3,7 @@ import Testing
 @testable import LinuxHardware
 
 /// Board files name a line `chip:offset` as a fallback; the offset is digits only
-/// (issue 10, item 13: `UInt32("+17")` would take the sign).
+/// (`UInt32("+17")` would take the sign).
 @Suite struct GPIOLocateTests {
     @Test func chipAndOffsetIsDigitsOnly() throws {
         #expect(try GPIOLines.locate("gpiochip0:17") == GPIOLocation(chip: "/dev/gpiochip0", offset: 17))

@@ -5,8 +5,8 @@ import Synchronization
 import Testing
 @testable import RoundClockBench
 
-/// README's traffic target, ≤ 6 bytes on the bus per displayed second, with the power-loss
-/// checks' reads counted (issue 10, item 9), on the built-in simulator board
+/// The traffic target (docs/benchmarks.md), ≤ 6 bytes on the bus per displayed second, with
+/// the power-loss checks' reads counted, on the built-in simulator board
 /// (boards/simulator.toml: 3 panels) over a whole boxing session in virtual time.
 @Suite struct TrafficBudgetTests {
     /// Forwards to the board and notes when each power check ran.
@@ -54,6 +54,6 @@ import Testing
         // One 1-byte read per panel and check (2 bytes on the wire), except each panel's
         // first: every byte was written at start-up since, so only the settings are re-sent.
         #expect(reads == 3 * checks.count - 3)
-        #expect(bytes - 2 * reads >= 6822, "the display's own writes (README: 6822 bytes) are all still there")
+        #expect(bytes - 2 * reads >= 6822, "the display's own writes (6822 bytes) are all still there")
     }
 }

@@ -64,8 +64,8 @@ import Testing
         }
     }
 
-    /// Headers that aborted the process inside TOMLKit, and a NUL byte that ended parsing
-    /// early (issue 10, items 1 and 8): errors at their line and column.
+    /// Malformed headers and a NUL byte: errors at their line and column, never an abort or
+    /// a silent end of parsing.
     @Test(arguments: [
         ("[\n", "line 2, column 2"), ("[#]", "line 2, column 2"), ("[=]", "line 2, column 2"), ("[.]", "line 2, column 2"),
         ("[[", "line 2, column 3"), ("[é]", "line 2, column 2"), ("[[panels]]\u{0}", "line 2, column 11"),

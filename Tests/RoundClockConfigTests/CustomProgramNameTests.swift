@@ -2,8 +2,7 @@ import RoundClockCore
 import Testing
 @testable import RoundClockConfig
 
-/// `[programs]` names: only preset names are reserved (README, Configuration reference;
-/// issue 10, item 16).
+/// `[programs]` names: only preset names are reserved (docs/configuration.md).
 @Suite struct CustomProgramNameTests {
     @Test func simulatorIsAUsableProgramName() throws {
         let config = try Config.parse("""

@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 @testable import RoundClockConfig
 
-/// `[mqtt]` and `[sync]` (issue 16): every key, the defaults, and generated corpora of
+/// `[mqtt]` and `[sync]`: every key, the defaults, and generated corpora of
 /// prefixes, group names and client ids that are either accepted exactly or refused in one line.
 @Suite struct MQTTSettingsTests {
     @Test func everyMQTTKeyIsRead() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import RoundClockConfig
 
-/// Config errors are one line (README, issue 10 item 12), whatever the file holds: values,
+/// Config errors are one line (docs/configuration.md), whatever the file holds: values,
 /// keys and file names with newlines or control characters are shown escaped.
 @Suite struct OneLineErrorTests {
     /// Strings a user (or an attacker) can put in a TOML string or key, as TOML escapes.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import RoundClockConfig
 
-/// `[programs.NAME]` tables (issue 14): what they build, and that any mutation of one is
+/// `[programs.NAME]` tables: what they build, and that any mutation of one is
 /// accepted or refused with one line naming the key path, never a crash.
 @Suite struct StructuredProgramConfigTests {
     static let fightGoneBad = """
@@ -17,7 +17,7 @@ import TestSupport
                       {label = "ROW",  time = "1:00"} ]
         """
 
-    @Test func theIssuesExampleIsFightGoneBad() throws {
+    @Test func fightGoneBadFromTheConfigIsTheFgbPreset() throws {
         let config = try Config.parse(Self.fightGoneBad, file: "c.toml")
         let program = config.program
         #expect(program.name == "fightgonebad")

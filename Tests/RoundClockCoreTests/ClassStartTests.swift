@@ -2,7 +2,7 @@ import Testing
 @testable import RoundClockCore
 
 /// `start_at`: a ready clock starts its program at a time of day, exactly on the wall-clock
-/// second, never early and never twice, whatever the wall clock does (issue 14).
+/// second, never early and never twice, whatever the wall clock does.
 @Suite struct ClassStartTests {
     let slot = WallTime(hour: 18, minute: 30)
 

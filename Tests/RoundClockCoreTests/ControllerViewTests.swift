@@ -1,8 +1,8 @@
 import Testing
 @testable import RoundClockCore
 
-/// `Controller.view` and `viewAhead` (issue 11: one snapshot per turn, no controller copy
-/// per precomputed frame) answer exactly what the separate calls and an advanced copy do.
+/// `Controller.view` and `viewAhead` (one snapshot per turn, no controller copy per
+/// precomputed frame) answer exactly what the separate calls and an advanced copy do.
 struct ControllerViewTests {
     let wall = WallTime(hour: 18, minute: 30)
 

@@ -1,8 +1,8 @@
 import Testing
 @testable import RoundClockCore
 
-/// The in-place panel texts (issue 11: instructions per displayed second) give exactly the
-/// texts the concatenating versions gave, over every value a panel can show.
+/// The in-place panel texts (fewer instructions per displayed second) give exactly the
+/// texts concatenation gives, over every value a panel can show.
 struct FixedTextTests {
     static func twoDigits(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
 

@@ -3,7 +3,7 @@ import TestSupport
 @testable import RoundClockCore
 
 /// MODE while running: held 2 s skips to the next phase; released earlier it counts an
-/// AMRAP round, and does nothing in any other program (issue 14).
+/// AMRAP round, and does nothing in any other program.
 @Suite struct MidRoundButtonTests {
     let wall = WallTime(hour: 18, minute: 30)
 

@@ -5,11 +5,11 @@ import TestSupport
 import Testing
 @testable import RoundClockCore
 
-/// Closes the class of issue 10 items 2 and 13: every time and program string, from an
-/// exhaustive grammar of edge tokens (signs, spaces, empty fields, huge numbers, field
-/// widths, the limits ± 1) and from seeded random token soup, goes through the parsers.
-/// None may trap; each gives a value within `TimeLimits`, equal to what an independent
-/// reading of README's grammar says, or a one-line error naming a token of the input.
+/// Every time and program string, from an exhaustive grammar of edge tokens (signs, spaces,
+/// empty fields, huge numbers, field widths, the limits ± 1) and from seeded random token
+/// soup, goes through the parsers. None may trap; each gives a value within `TimeLimits`,
+/// equal to what an independent reading of docs/programs.md's grammar says, or a one-line
+/// error naming a token of the input.
 @Suite struct ParserCorpusTests {
     static let fields = [
         "", "0", "00", "5", "05", "59", "60", "99", "+5", "-5", " 5", "5 ", "٥", "1_0", "1e3", "0x10", "nan", "inf",
@@ -120,9 +120,9 @@ import Testing
 
     // MARK: Oracle
 
-    /// README's grammar read independently: `M:SS`, `H:MM:SS` (fields after the first
-    /// exactly two digits below 60) or decimal seconds with up to 9 decimals, ASCII digits
-    /// only. `nil` if malformed; huge values come back huge (never trap: Int128, capped).
+    /// The grammar of docs/programs.md read independently: `M:SS`, `H:MM:SS` (fields after
+    /// the first exactly two digits below 60) or decimal seconds with up to 9 decimals, ASCII
+    /// digits only. `nil` if malformed; huge values come back huge (never trap: Int128, capped).
     static func oracle(_ text: String, secondsOnly: Bool) -> Duration? {
         let ascii = Set("0123456789")
         func digits(_ s: Substring) -> Int128? {

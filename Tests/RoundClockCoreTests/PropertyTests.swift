@@ -1,5 +1,5 @@
 // Compiled out where swift-property-based is not in the package graph: Swift 6.0 builds
-// (Package.swift, README "Swift 6.0").
+// (Package.swift, docs/install.md).
 #if canImport(PropertyBased)
 import PropertyBased
 import Testing

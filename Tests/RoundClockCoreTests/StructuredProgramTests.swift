@@ -2,7 +2,8 @@ import Testing
 import TestSupport
 @testable import RoundClockCore
 
-/// Structured programs, the new presets, halfway and countdown beeps, overtime (issue 14).
+/// Structured programs, the presets outside the MODE cycle, halfway and countdown beeps,
+/// overtime.
 @Suite struct StructuredProgramTests {
     /// Faces and signals from the start of a running session, as `"T time|round|phase signals"`.
     func timeline(_ program: Program, until: Double) -> [String] {

@@ -1,7 +1,7 @@
 import Testing
 @testable import RoundClockCore
 
-/// The strict number and time grammars every parser shares (issue 10, items 2 and 13).
+/// The strict number and time grammars every parser shares.
 @Suite struct TimeTextTests {
     @Test func wholeNumberIsDigitsOnly() {
         #expect(WholeNumber.parse("0", atMost: 9) == 0)

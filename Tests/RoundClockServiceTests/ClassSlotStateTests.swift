@@ -2,7 +2,7 @@ import RoundClockCore
 import Testing
 @testable import RoundClockService
 
-/// The `start_at` slot a class last started for, in the state file (issue 14).
+/// The `start_at` slot a class last started for, in the state file.
 @Suite struct ClassSlotStateTests {
     func saved(slot: Duration?) -> SavedSession {
         var s = SavedSession(program: "fgb", runState: .ready, elapsedBefore: .zero, bootID: "0123-abcd", savedRealtime: .seconds(1_795_000_000))
@@ -15,7 +15,7 @@ import Testing
         let text = StateFileFormat.encode(saved(slot: slot))
         #expect(text.hasSuffix("class_slot_local_ns=1795003600000000000\n"))
         #expect(try StateFileFormat.decode(text) == saved(slot: slot))
-        #expect(!StateFileFormat.encode(saved(slot: nil)).contains("class_slot"), "files without a class stay as before")
+        #expect(!StateFileFormat.encode(saved(slot: nil)).contains("class_slot"), "files without a class have no class_slot line")
         #expect(try StateFileFormat.decode(StateFileFormat.encode(saved(slot: .seconds(-60)))).classSlot == .seconds(-60))
     }
 

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 @testable import RoundClockService
 
-/// A command and a press behave identically (README "Buttons"): random sequences of
+/// A command and a press behave identically (docs/buttons-and-panels.md): random sequences of
 /// `start`, `stop`, `mode` and `hold-stop` given as commands to one controller and as
 /// button edges to another (a hold as a press released after the long press) leave both
 /// in the same state, showing the same face, after every step.

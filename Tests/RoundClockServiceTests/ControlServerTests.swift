@@ -20,7 +20,7 @@ import Testing
     /// A server on a socket in a fresh directory, its thread started; its log and what it posted.
     static func started() throws -> (TempDir, LogLines, Posted, ControlServer, PosixThread) {
         let dir = try TempDir(), logs = LogLines(), posted = Posted()
-        let server = try ControlServer(path: "\(dir.path)/control.sock", hub: ControlHub(), logger: logs.logger(),
+        let server = try ControlServer(path: "\(dir.path)/control.sock", hub: ControlHub(), logger: logs.logger(), clockVersion: "9.8.7-1",
                                        checkProgram: { $0 == "tabata" ? nil : "unknown program \($0)" },
                                        post: { command in posted.commands.withLock { $0.append(command) } })
         return (dir, logs, posted, server, try server.start())
@@ -88,6 +88,22 @@ import Testing
         #expect(posted.commands.withLock { $0 } == [.holdStop, .program("tabata"), .skip])
     }
 
+    /// `version` is answered at once with the protocol's number and the version the server
+    /// was given, on any connection, a subscribed one too; nothing goes to the render loop.
+    @Test func versionIsAnsweredWithTheProtocolAndTheClockVersion() async throws {
+        let (dir, _, posted, server, thread) = try Self.started()
+        defer { dir.remove() }
+        defer { server.stop(); thread.join() }
+        let client = try LineConnection(path: server.path)
+        #expect(try client.request(#"{"command": "version"}"#) == #"{"ok": true, "protocol": 1, "clock": "9.8.7-1"}"#)
+        #expect(try client.request(#"{"command": "version", "x": 1}"#) == #"{"ok": false, "error": "unknown member \"x\" for \"version\""}"#)
+        server.hub.publish(Self.state(1))
+        try client.send(#"{"command": "subscribe"}"#)
+        #expect(try client.line().flatMap(ControlState.parse)?.round == 1)
+        #expect(try client.request(#"{"command": "version"}"#) == ControlVersion(clock: "9.8.7-1").line)
+        #expect(posted.commands.withLock { $0 }.isEmpty)
+    }
+
     /// `echo '{"command": "subscribe"}' | socat ...` and `printf '{"command": "stop"}' | nc -NU ...`:
     /// the client closes its sending side after the request.
     @Test func aClientThatClosesItsSendingSideIsStillAnsweredAndFed() async throws {
@@ -110,7 +126,7 @@ import Testing
     }
 
     /// A client that sends 20,000 requests before reading any reply (260 KB of replies) is
-    /// no longer read while 128 KiB of them wait: it is throttled, not dropped, and gets
+    /// not read while 128 KiB of them wait: it is throttled, not dropped, and gets
     /// every reply once it reads; another client is answered meanwhile.
     @Test func aClientThatDoesNotReadItsRepliesIsThrottledNotDropped() async throws {
         let (dir, _, posted, server, thread) = try Self.started()

@@ -7,8 +7,8 @@ import Synchronization
 import Testing
 @testable import RoundClockService
 
-/// Text a panel's backpack cannot show is not an outage (issue 10, item 17): it used to be
-/// retried forever, the loop re-committing the same face at every backoff.
+/// Text a panel's backpack cannot show is not an outage: it is reported once and not retried
+/// (a retry would re-commit the same face at every backoff, forever).
 @Suite struct RejectedFaceTests {
     /// Counts display attempts and keeps the display events.
     final class Attempts: LoopObserver {

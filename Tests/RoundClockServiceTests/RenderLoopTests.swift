@@ -169,9 +169,9 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
     }
 }
 
-/// The loop commits the frame it computed before sleeping as soon as it wakes (DESIGN:
-/// precompute, sleep, write); the full turn that follows must correct it when the world
-/// changed during the sleep.
+/// The loop commits the frame it computed before sleeping as soon as it wakes
+/// (docs/design.md: precompute, sleep, write); the full turn that follows must correct it
+/// when the world changed during the sleep.
 @Suite struct PrecomputedFrameTests {
     @Test func aWallClockStepDuringTheSleepIsCorrectedInTheSameTurn() async throws {
         let recorder = Recorder()

@@ -2,10 +2,10 @@ import RoundClockCore
 import Testing
 @testable import RoundClockService
 
-/// Issue 10, item 15: start-up time grew with the number of `[programs]` because the
-/// service group names each service by describing it (`"\(service)"`), and the render
-/// service's default description reflected the whole MODE catalog. Deterministic, not
-/// timed: the name must not grow with the catalog.
+/// The service group names each service by describing it (`"\(service)"`), and the render
+/// service's default description would reflect the whole MODE catalog: start-up time would
+/// grow with the number of `[programs]`. Deterministic, not timed: the name must not grow
+/// with the catalog.
 @Suite struct ServiceNameTests {
     @Test func renderServiceNameDoesNotDescribeTheCatalog() throws {
         func name(programs: Int) throws -> String {

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import RoundClockService
 
-/// The clock's side of `adopt` (sync-contract section 1) at exact virtual instants: the
+/// The clock's side of `adopt` (docs/control-protocol.md) at exact virtual instants: the
 /// mapping onto the loop's clock, the signals an adopted session rings, the checks before
 /// anything is posted, and the session as shared.
 @Suite struct SessionAdoptionTests {

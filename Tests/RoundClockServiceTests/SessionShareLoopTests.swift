@@ -5,7 +5,7 @@ import RoundClockCore
 import Testing
 @testable import RoundClockService
 
-/// The render loop shares its session with the control socket (sync-contract section 1), at
+/// The render loop shares its session with the control socket (docs/control-protocol.md), at
 /// exact virtual instants: an adopt shows the true second at once and is echoed verbatim with
 /// its token; a later STOP shares a new session computed once, `adopted` null.
 @Suite struct SessionShareLoopTests {

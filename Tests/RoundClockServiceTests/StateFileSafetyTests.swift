@@ -3,7 +3,7 @@ import RoundClockCore
 import Testing
 @testable import RoundClockService
 
-/// Issue 10 items 3 and 7: whatever the state file holds or is, `run` never traps or blocks
+/// Whatever the state file holds or is, `run` never traps or blocks
 /// on it: the session comes back valid, or the file is set aside (kept for inspection).
 @Suite struct UnusableStateFileTests {
     func resolve(_ name: String) -> Program? { try? ProgramSpec.parse(name) }
@@ -57,7 +57,7 @@ import Testing
         expectSetAside(dir, because: "is a directory, not a regular file")
     }
 
-    /// The example of item 3: numbers past what a session can hold, or past Int64.
+    /// Numbers past what a session can hold, or past Int64.
     @Test(arguments: [
         ("elapsed_before_ns=9223372036854775807", "state=paused"),
         ("elapsed_before_ns=9223372036854775808", "state=paused"),
@@ -228,9 +228,8 @@ import Testing
 
 }
 
-/// Item 3's crash itself: the saved program is a DSL line whose durations overflow when
-/// parsed (`countdown:153722867280912931:00` traps in today's duration parse, issue 10 item
-/// 2). Once that parse range-checks, such a file names no program it can run and is set aside.
+/// A saved program whose durations overflow when parsed (`countdown:153722867280912931:00`):
+/// the parse range-checks, so such a file names no program it can run and is set aside.
 @Suite struct OverflowingSavedProgramTests {
     @Test(arguments: ["countdown:153722867280912931:00", "3 x 153722867280912931:00/0:10", "emom:99999999999999999"])
     func overflowingProgramIsSetAside(_ program: String) throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import SegmentDisplay
 
-/// The ASCII tables the encoder, parser and decoder look characters up in (issue 11: no
+/// The ASCII tables the encoder, parser and decoder look characters up in (no
 /// `Character` hashing per encoded character) give exactly what the dictionaries give.
 struct FontLookupTests {
     static let characters: [Character] = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) } + ["\r\n", "é", "Ω", "😀", "\u{301}"]

@@ -6,7 +6,7 @@ import Testing
 /// frozen below. Adafruit has no matrix font, so this art is the specification: changing
 /// a glyph in `MatrixFont` without changing it here fails.
 @Suite struct MatrixGlyphGoldenTests {
-    /// 3 x 7 art, `#` lit, row 0 at the top (README "What the panels show").
+    /// 3 x 7 art, `#` lit, row 0 at the top (docs/buttons-and-panels.md).
     static let art: [Character: [String]] = [
         "0": ["###", "#.#", "#.#", "#.#", "#.#", "#.#", "###"],
         "1": [".#.", "##.", ".#.", ".#.", ".#.", ".#.", "###"],

@@ -4,7 +4,7 @@ import Simulation
 import TestSupport
 import Testing
 
-/// The emulated chip's power faults and reads: what a real HT16K33 does (issue 10, item 9).
+/// The emulated chip's power faults and reads: what a real HT16K33 does.
 @Suite("Emulator power faults and reads")
 struct EmulatorPowerTests {
     /// A chip showing `ram` with blink 1 Hz and dimming 3, as the driver would leave it.

@@ -3,8 +3,8 @@ import Testing
 import TOML
 
 @Suite struct TOMLReaderTests {
-    /// Malformed headers that made TOMLKit's toml++ abort the process (issue 10, item 1),
-    /// and the NUL byte that silently ended parsing (item 8): each is an error with its place.
+    /// Malformed headers that abort a parser built on toml++, and a NUL byte that can silently
+    /// end parsing: each is an error with its place.
     @Test(arguments: [
         ("[\n", 1, 2, "expected a key (letters, digits, '-' and '_', or a quoted key), found a newline"),
         ("[#]\n", 1, 2, "found '#'"),

@@ -228,7 +228,7 @@ class Gen:
 # ---------------------------------------------------------------- handwritten cases
 
 HANDWRITTEN = [
-    # issue 10, items 1 and 8
+    # malformed table headers and NUL bytes
     b"[\n", b"[#]\n", b"[=]\n", b"[.]\n", b"[[\n", b"[\xc3\xa9]\n", b"[[", b"[", b"[#]", b"[=]", b"[.]",
     b'board = "simulator"\x00foo = 1\n', b'board = "simulator"\n\x00foo = 1\n',
     b"[a]\n[a]\n", b"[a.b]\n[a]\n", b"[a]\nb.c = 1\n[a.b]\n", b"[a]\nb.c = 1\n[a.b.d]\n",

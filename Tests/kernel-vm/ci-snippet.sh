@@ -1,10 +1,10 @@
 # Proposed addition to .ci/run (for the integrator): append after the existing
 # `swift build` / `scripts/test` steps. Assumes .ci/run's `set -euo pipefail` and that the
 # working directory is the repository root (.ci/run does `cd "$(dirname "$0")/.."`).
-# Measured twice in a fresh clone on the 2-core machine (other builds running): 215-277 s =
-# v2 library ~10 s + v2 package build 70-95 s + VM run v1 80-113 s (incl. ~30 s kernel
-# download and gpio-sim build on the empty cache) + VM run v2 54 s; add ~20 s once for the
+# It builds the v2 library and the package against it, then runs the VM with v1 and with v2
+# (the first run downloads the kernel and builds gpio-sim into the empty cache), after the
 # apt packages (qemu-system-x86, busybox-static, linux-headers-amd64, ...) if not installed.
+# Wall times: Tests/kernel-vm/README.md, "Timings".
 # Each VM run prints PASS/FAIL/SKIP lines and ends with "vm: N passed, M failed";
 # the last line below sums both runs in the same shape.
 

@@ -2,7 +2,7 @@
 # (unpacked, not installed) and gpio-sim built out of tree for it, both cached in $CACHE.
 # Needs from the caller: CACHE, LOGS, the functions stage and die. Sets KV (kernel ABI),
 # HV (its package version), KDIR (the unpacked linux-image) and MODDIR (its module tree,
-# gpio-sim.ko in extra/, depmod run). See README.md here, "What happens", steps 2 and 3.
+# gpio-sim.ko in extra/, depmod run). See Tests/kernel-vm/README.md, "What happens", steps 2 and 3.
 # apt-get download as root would warn that the _apt sandbox user cannot write here
 APT_DL=(apt-get download -q)
 [ "$(id -u)" = 0 ] && APT_DL+=(-o APT::Sandbox::User=root)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-kernel tests: boots Debian's kernel in qemu with i2c-stub and gpio-sim (built out of
-# tree at run time from linux-source) and runs RoundClock against them. See README.md here.
+# tree at run time from linux-source) and runs RoundClock against them. See
+# Tests/kernel-vm/README.md.
 #
 # usage: Tests/kernel-vm/run-vm-tests.sh [--binary PATH] [--libgpiod v1|v2]
 #   --binary PATH    the roundclock binary to test (default: .build/debug/roundclock for v1,

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """System VM check 11, the host's half: the packaged phone page in headless Chromium (the
-browser set-up of Gateway/Tests/e2e/browser_check.py), against the gateway running under
+browser set-up of Gateway/Tests/e2e/browser_check.py: Debian's chromium and chromedriver by
+their paths; Selenium Manager is not run, and is told to stay offline and send no
+statistics should it run), against the gateway running under
 systemd in the VM, reached through qemu's hostfwd port. A wrong PIN is refused, the PIN the
 guest read with `roundclock-gateway --show-pin` opens the remote, START is tapped and the
 page's time panel must count down (three different texts). The guest then checks the clock's

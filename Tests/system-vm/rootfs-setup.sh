@@ -66,7 +66,7 @@ ExecStart=/usr/local/sbin/vm-sim-setup
 [Install]
 WantedBy=sysinit.target
 UNIT
-# systemd-timesyncd's marker (README "Persistence"): the VM's clock is the host's, so it is right.
+# systemd-timesyncd's marker (docs/service.md): the VM's clock is the host's, so it is right.
 echo 'f /run/systemd/timesync/synchronized 0644 root root -' > "$ROOT/etc/tmpfiles.d/vm-timesync.conf"
 cat > "$ROOT/etc/systemd/system/vm-checks.service" <<'UNIT'
 [Unit]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Debian packages under a real systemd: boots a minimal Debian 12 with systemd in qemu
 # (TCG) on Debian's kernel with i2c-stub and gpio-sim, installs roundclock_*.deb with apt and
-# runs the nine checks of issue 12 in the guest, then installs it again with
+# runs the service's nine checks in the guest, then installs it again with
 # roundclock-gateway_*.deb and drives the phone page in headless Chromium on the host through
-# a hostfwd port (checks 10, 11 of issue 15). See README.md here.
+# a hostfwd port (checks 10 and 11); check 12: both packages' man pages render.
+# See README.md here.
 #
 # usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE] [--gateway-deb FILE]
 #   --deb FILE          the package to install (default: built with scripts/build-deb.sh)
@@ -13,8 +14,8 @@
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
 #   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
 #   install on the host).
-# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-11, then "system-vm: N passed, M failed,
-# K missing". Exit status 0 only if all eleven passed.
+# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-12, then "system-vm: N passed, M failed,
+# K missing". Exit status 0 only if all twelve passed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +41,7 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 SVM=$CACHE/system-vm
 
-CHECKS=11
+CHECKS=12
 VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, $CHECKS missing"
 . "$KVM_DIR/host-lib.sh"
 
@@ -64,7 +65,7 @@ if [ -z "$DEB" ] || [ -z "$UPGRADE_DEB" ]; then
   DEB=$SVM/debs/roundclock_${VERSION}_$ARCH.deb
   UPGRADE_DEB=$SVM/debs/roundclock_${VERSION}+vmupgrade1_$ARCH.deb
   # built again only when what goes into them changed (tracked, modified or new files)
-  INPUTS=(Package.swift Sources debian boards systemd README.md scripts/build-deb.sh)
+  INPUTS=(Package.swift Sources debian boards systemd man docs README.md scripts/build-deb.sh)
   PKEY=$( { git -C "$REPO" ls-files -s -- "${INPUTS[@]}" && git -C "$REPO" diff HEAD -- "${INPUTS[@]}" &&
             git -C "$REPO" ls-files -o --exclude-standard -- "${INPUTS[@]}" && swift --version 2>&1; } | md5sum | cut -c1-12) || PKEY=none
 fi
@@ -90,7 +91,7 @@ if [ -z "$GATEWAY_DEB" ]; then
   GVERSION=$(dpkg-parsechangelog -l "$REPO/Gateway/debian/changelog" -SVersion)
   GATEWAY_DEB=$SVM/debs/roundclock-gateway_${GVERSION}_$(dpkg --print-architecture).deb
   GINPUTS=(Gateway/Package.swift Gateway/Sources Gateway/Public Gateway/debian Gateway/systemd Gateway/avahi
-           Package.swift Sources README.md scripts/build-deb.sh)
+           man/roundclock-gateway.1 Package.swift Sources README.md scripts/build-deb.sh)
   GKEY=$( { git -C "$REPO" ls-files -s -- "${GINPUTS[@]}" && git -C "$REPO" diff HEAD -- "${GINPUTS[@]}" &&
             git -C "$REPO" ls-files -o --exclude-standard -- "${GINPUTS[@]}" && swift --version 2>&1; } | md5sum | cut -c1-12)
   if [ -f "$GATEWAY_DEB" ] && [ "$(cat "$SVM/debs/gateway-key" 2>/dev/null)" = "$GKEY" ]; then
@@ -112,10 +113,10 @@ echo "gateway package $(basename "$GATEWAY_DEB")"
 stage rootfs
 # both packages' Depends, without version constraints or alternatives (the VM has no network
 # but qemu's user-mode link, restricted to the one forwarded port); avahi-daemon, which the
-# gateway recommends, publishes its service file
+# gateway recommends, publishes its service file; man-db for check 12 (man renders the pages)
 DEPENDS=$( { dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } | tr ',' '\n' |
   sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
-INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,$DEPENDS"
+INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,man-db,$DEPENDS"
 KEY=$( { echo "$INCLUDE"; echo "$KV"; cat "$HERE/rootfs-setup.sh"; md5sum "$MODDIR/extra/gpio-sim.ko"; } | md5sum | cut -c1-12)
 IMAGE=$SVM/rootfs-$KEY.img
 if [ ! -f "$IMAGE" ]; then

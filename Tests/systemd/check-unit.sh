@@ -6,9 +6,9 @@
 #  2. `systemd-analyze verify` prints nothing (no unknown keys, bad values, bad sections).
 #     verify checks that ExecStart= is executable, so it runs on a copy whose ExecStart
 #     points at /bin/true (the real binary is not installed where the test runs);
-#  3. the settings issue 5 requires are present, and those of the control socket (issue 15):
-#     the runtime directory it lives in, its group, and still no network; for the gateway's
-#     unit, those issue 15 requires of it.
+#  3. the sandbox and restart settings of docs/service.md are present, and those of the
+#     control socket: the runtime directory it lives in, its group, and still no network;
+#     for the gateway's unit, its user, groups and sandbox.
 # Needs systemd-analyze (Debian: apt-get install --no-install-recommends systemd); works
 # without systemd running as PID 1 (containers, CI).
 set -eu

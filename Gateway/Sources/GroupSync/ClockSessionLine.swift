@@ -1,7 +1,7 @@
 import ControlProtocol
 import JSON
 
-/// The clock's side of the wire (sync-contract.md §1): the `session` member of each state
+/// The clock's side of the wire (docs/control-protocol.md): the `session` member of each state
 /// line, and the `adopt` command with its reply. Read here from the socket's JSON, so the
 /// group sync depends on the contract, not on the clock's code.
 public struct ClockSession: Sendable, Hashable {
@@ -35,7 +35,7 @@ public enum ControlSocketLimits {
     public static let maximumStateLine = 64 * 1024
 }
 
-/// `{"command": "adopt", "token": 7, "session": {…}}` (sync-contract.md §1, `adopt`).
+/// `{"command": "adopt", "token": 7, "session": {…}}` (docs/control-protocol.md, `adopt`).
 public struct AdoptCommand: Sendable, Hashable {
     public var token: Int64
     public var session: SharedSession

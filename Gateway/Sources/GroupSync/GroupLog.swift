@@ -1,4 +1,4 @@
-/// The lines a member logs (README "Clocks in sync"), one per event.
+/// The lines a member logs (docs/sync.md), one per event.
 public enum GroupLog: Sendable, Hashable, CustomStringConvertible {
     case adopted(GroupMessage)
     /// A received message lower than `current`; the current one is republished.

@@ -1,10 +1,10 @@
-/// One member of a group, as a pure state machine (README "Clocks in sync"): fed what its
+/// One member of a group, as a pure state machine (docs/sync.md): fed what its
 /// clock's state lines say about the session, the group messages the broker delivers and
 /// the broker connection's ups and downs, it answers with what to do — adopt a session on
 /// the clock, publish a message (retained), log a line. No clock, no I/O: the gateway's
 /// `GroupSyncService` feeds it and carries out its effects; the tests replay it.
 ///
-/// Rules (sync-contract.md §3):
+/// Rules (docs/sync.md):
 /// - A change on the clock that no `adopt` made (a button, a socket command, a class start)
 ///   is a local change: published as version current + 1 from this member.
 /// - A received message higher than the current one (by (version, member)) is adopted; a
@@ -101,7 +101,7 @@ public struct GroupMember: Sendable {
             unpublished = true
             return link == .up ? publish(first, .brokerHeldNone) : []
         }
-        // Equal lines: the session did not change (sync-contract.md §1). The same session
+        // Equal lines: the session did not change (docs/control-protocol.md). The same session
         // with another token is still news: the echo of an adopt.
         guard shown != line else { return [] }
         clockLine = line

@@ -1,6 +1,6 @@
 import JSON
 
-/// The group's session message (sync-contract.md §3), retained on
+/// The group's session message (docs/sync.md), retained on
 /// `roundclock/group/<group>/session` with QoS 1:
 ///
 ///     {"version": 12, "member": "ring1-north", "program": "boxing", "run": "running",

@@ -1,9 +1,10 @@
 import ControlProtocol
 import JSON
 
-/// The part of a clock's session that a group shares (docs sync-contract.md §1, "State lines
-/// carry the session"; §3): the program, whether it is ready, running or paused, the running
-/// time before the last pause, and — while running — the anchor as a CLOCK_REALTIME instant.
+/// The part of a clock's session that a group shares (the `session` member of state lines,
+/// docs/control-protocol.md; docs/sync.md): the program, whether it is ready, running or
+/// paused, the running time before the last pause, and — while running — the anchor as a
+/// CLOCK_REALTIME instant.
 /// `finished` is never shared: every member derives it from the program's total.
 public struct SharedSession: Sendable, Hashable {
     public enum Run: String, Sendable, Hashable, CaseIterable {

@@ -101,8 +101,8 @@ extension MQTTClient {
         for subscription in handlers { subscription.handler(message) }
     }
 
-    /// PUBACK for `id`: no longer unacknowledged; wakes its waiter, and the connect handlers
-    /// when it was the last re-sent message they waited for.
+    /// PUBACK for `id`: drops it from the unacknowledged; wakes its waiter, and the connect
+    /// handlers when it was the last re-sent message they waited for.
     func acknowledged(_ id: Int32) {
         let (waiter, handlers) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, [ConnectHandler]) in
             if s.unacked.remove(id) == nil {

@@ -1,6 +1,6 @@
 import CMosquitto
 
-/// What `MQTTClient` connects to and as whom (README "MQTT and Home Assistant").
+/// What `MQTTClient` connects to and as whom (docs/mqtt-home-assistant.md).
 public struct MQTTConnection: Sendable, Hashable {
     public var host: String
     public var port: Int

@@ -1,7 +1,7 @@
 import Hummingbird
 import NIOConcurrencyHelpers
 
-/// Who may do what (README "Phone remote", security model): the PIN, its rate limit, the
+/// Who may do what (docs/remote.md, security model): the PIN, its rate limit, the
 /// sessions, and the `Origin` check of every state-changing request.
 public final class Access: Sendable {
     private let pin: String

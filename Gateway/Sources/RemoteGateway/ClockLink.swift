@@ -4,10 +4,15 @@ import NIOCore
 import NIOPosix
 import NIOConcurrencyHelpers
 
-/// The gateway's only way to the clock: its control socket (issue 15 wire contract). One
+/// The gateway's only way to the clock: its control socket (docs/control-protocol.md). One
 /// subscription, reconnected by itself with backoff, keeps the latest state and feeds the
 /// `LiveHub`; each command is one short connection (connect, one line out, one line back),
 /// so a command never waits behind another client's and a dead clock is seen at once.
+///
+/// Each subscription first asks the clock's protocol version. A clock that speaks another
+/// version than `ControlVersion.current` (or does not say) gets one warning line per
+/// connection, and the gateway goes on with what it understands: state lines it cannot read
+/// are skipped, and the clock refuses, with an error reply, any request it does not know.
 public final class ClockLink: Sendable {
     public let path: String
     public let hub: LiveHub
@@ -41,11 +46,18 @@ public final class ClockLink: Sendable {
             do {
                 let channel = try await ControlSocket.connect(path, group: group)
                 try await channel.executeThenClose { inbound, outbound in
-                    try await outbound.write(ByteBuffer(string: #"{"command": "subscribe"}"# + "\n"))
+                    // Answered in order: the version reply, then the state lines.
+                    try await outbound.write(ByteBuffer(string: Self.versionRequest + "\n" + #"{"command": "subscribe"}"# + "\n"))
+                    var versionReply = true
                     for try await line in inbound {
                         let text = String(decoding: line.readableBytesView, as: UTF8.self)
                         // State lines only; an `{"ok": …}` reply is not one.
-                        guard ControlState.parse(text) != nil else { continue }
+                        guard ControlState.parse(text) != nil else {
+                            if versionReply, let warning = Self.protocolWarning(reply: text, path: path) { logger.warning("\(warning)") }
+                            versionReply = false
+                            continue
+                        }
+                        versionReply = false
                         if !wasReachable || latest.withLockedValue({ $0 == nil }) {
                             logger.notice("clock reachable again at \(path)")
                         }
@@ -65,6 +77,21 @@ public final class ClockLink: Sendable {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, Self.lastRetry)
         }
+    }
+
+    /// Asks the clock's protocol version (`ControlVersion`).
+    static let versionRequest = ControlRequest.version.line
+
+    /// The warning for the clock's reply to `versionRequest`, or `nil` when the clock speaks
+    /// `ControlVersion.current`.
+    static func protocolWarning(reply: String, path: String) -> String? {
+        let known = "this gateway knows control protocol \(ControlVersion.current) and goes on with what it understands"
+        let advice = "install roundclock and roundclock-gateway of one release"
+        guard let version = ControlVersion.parse(reply) else {
+            return "clock at \(path) does not say its control protocol version (it answered \(reply.prefix(200))); \(known); \(advice)"
+        }
+        guard version.protocolVersion != ControlVersion.current else { return nil }
+        return "clock at \(path) (roundclock \(version.clock)) speaks control protocol \(version.protocolVersion); \(known); \(advice)"
     }
 
     public enum CommandFailure: Error, Equatable {

@@ -3,7 +3,7 @@ import Logging
 import MosquittoClient
 import Synchronization
 
-/// The clock on MQTT (issue 16, README "MQTT and Home Assistant"): the state lines from
+/// The clock on MQTT (docs/mqtt-home-assistant.md): the state lines from
 /// the clock link go out retained on `<prefix>/state`; `<prefix>/status` is `online` while
 /// the gateway is connected and the clock reachable, else `offline` (also the last will);
 /// `<prefix>/cmd` takes the control socket's command objects. Discovery configs, status and
@@ -107,10 +107,9 @@ public final class ClockMQTT: Sendable {
 /// A `<prefix>/cmd` payload checked by the clock's own parser (`ControlRequest`, the socket's
 /// wire contract) and re-encoded as its one line. Refused: more than `maximumBytes`, not
 /// UTF-8 JSON, unknown commands or members, wrong types, and what only the socket's own
-/// clients may ask (`subscribe`; `adopt`, which only the group sync sends).
+/// clients may ask (`subscribe`, `version`; `adopt`, which only the group sync sends).
 public enum MQTTCommand {
     public static let maximumBytes = CommandBody.maximumBytes
-    public static let socketOnly = ["subscribe", "adopt"]
 
     public struct Refusal: Error, Equatable {
         /// One line: no control character (a payload's bytes never reach the log raw).
@@ -128,8 +127,9 @@ public enum MQTTCommand {
         } catch {
             throw Refusal(error.description)
         }
-        guard case .command(let command) = request, !socketOnly.contains(command.word) else {
-            throw Refusal("\(socketOnly.joined(separator: " and ")) are not taken from MQTT; the state is on <prefix>/state")
+        guard case .command = request else {
+            throw Refusal("only the button commands (\(ControlCommand.words.joined(separator: ", "))) are taken "
+                + "from MQTT; the state is on <prefix>/state")
         }
         return request.line
     }

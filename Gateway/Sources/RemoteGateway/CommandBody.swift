@@ -10,11 +10,14 @@ public enum CommandBody {
     public enum Problem: Error, Equatable, CustomStringConvertible {
         /// What the wire contract says is wrong (`unknown command "fly" (known: …)`).
         case refused(String)
-        case subscribe
+        /// A request only the socket's own clients make (`subscribe`, `version`, `adopt`).
+        case notAButton
         public var description: String {
             switch self {
             case .refused(let why): why
-            case .subscribe: "\"subscribe\" is not a command here; open the WebSocket /api/live for the state lines"
+            case .notAButton:
+                "only the button commands (\(ControlCommand.words.joined(separator: ", "))) are taken here; "
+                    + "the state lines come over the WebSocket /api/live"
             }
         }
     }
@@ -27,7 +30,7 @@ public enum CommandBody {
         } catch {
             throw .refused(error.description)
         }
-        guard case .command = request else { throw .subscribe }
+        guard case .command = request else { throw .notAButton }
         return request.line
     }
 }

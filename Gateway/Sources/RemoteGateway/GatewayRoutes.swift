@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 import JSON
 import NIOCore
 
-/// The page and the JSON API (README "Phone remote"). Every `/api` route but login needs a
+/// The page and the JSON API (docs/remote.md). Every `/api` route but login needs a
 /// session; login, command and the WebSocket upgrade check `Origin` first.
 struct GatewayRoutes: Sendable {
     let link: ClockLink

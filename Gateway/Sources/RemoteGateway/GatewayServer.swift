@@ -81,7 +81,7 @@ public struct GatewayServer {
     }
 }
 
-/// What `[mqtt]` adds to the gateway (issue 16).
+/// What `[mqtt]` adds to the gateway.
 public struct MQTTSetup: Sendable {
     public var client: MQTTClient
     public var topics: ClockTopics

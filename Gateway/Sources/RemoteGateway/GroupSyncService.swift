@@ -10,7 +10,7 @@ import RoundClockCore
 import ServiceLifecycle
 import Synchronization
 
-/// Clocks in sync (issue 16, README "Clocks in sync"): this gateway's clock as one member of
+/// Clocks in sync (docs/sync.md): this gateway's clock as one member of
 /// the `[sync] group`. It feeds the pure `GroupMember` with the clock's state lines (through
 /// the clock link's hub), the group topic's messages and the broker's connects and losses,
 /// and carries out what the member decides: `adopt` on the control socket (one at a time, in
@@ -169,7 +169,7 @@ public final class GroupSyncBridge: Sendable {
         while !Task.isCancelled {
             let state = ClockSync.state()
             if state.synchronized != last {
-                if state.synchronized { logger.notice("group sync: \(state)") } else { logger.warning("group sync: \(state); members agree only as closely as their wall clocks (README \"Clocks in sync\")") }
+                if state.synchronized { logger.notice("group sync: \(state)") } else { logger.warning("group sync: \(state); members agree only as closely as their wall clocks (docs/sync.md)") }
                 last = state.synchronized
             }
             try? await Task.sleep(for: Self.syncCheckInterval)

@@ -1,7 +1,7 @@
 import JSON
 import MosquittoClient
 
-/// The clock's own topics below `[mqtt] topic_prefix` (README "MQTT and Home Assistant").
+/// The clock's own topics below `[mqtt] topic_prefix` (docs/mqtt-home-assistant.md).
 public struct ClockTopics: Sendable, Hashable {
     public var prefix: String
     public init(prefix: String) { self.prefix = prefix }

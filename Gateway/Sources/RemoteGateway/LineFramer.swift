@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 
-/// Splits the control socket's byte stream into its lines (issue 15 wire contract: one
+/// Splits the control socket's byte stream into its lines (docs/control-protocol.md: one
 /// JSON object per line, `\n`-terminated), the newline dropped. A line longer than
 /// `maximum` bytes is an error that closes the connection: the clock never sends one, and
 /// nothing from the socket is kept without bound.

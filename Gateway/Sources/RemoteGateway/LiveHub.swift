@@ -2,8 +2,8 @@ import NIOConcurrencyHelpers
 
 /// Fans the clock's state lines out to the pages' WebSockets (`/api/live`). Each page gets
 /// its own buffer keeping only the newest lines, so a slow or stalled phone loses old
-/// states, never delays the others or the socket reader (issue 15: a slow subscriber never
-/// delays a display commit).
+/// states, never delays the others or the socket reader (a slow subscriber never delays a
+/// display commit).
 public final class LiveHub: Sendable {
     /// Lines kept per page while its WebSocket cannot take them.
     public static let bufferedLines = 16

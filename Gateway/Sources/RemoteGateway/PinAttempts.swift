@@ -1,4 +1,4 @@
-/// Rate limit of PIN attempts (README "Phone remote"): a client (its IP address) gets
+/// Rate limit of PIN attempts (docs/remote.md): a client (its IP address) gets
 /// `perClient` wrong PINs per `window`; after that every login from it is refused (HTTP 429
 /// with `Retry-After`) until its oldest failure leaves the window. All clients together get
 /// `overall` wrong PINs per window, so many addresses cannot multiply the guessing rate.

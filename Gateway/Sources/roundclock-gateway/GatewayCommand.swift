@@ -9,7 +9,7 @@ import Platform
 import RemoteGateway
 import RoundClockConfig
 
-/// `roundclock-gateway`: the phone remote (README "Phone remote"). It serves the page and
+/// `roundclock-gateway`: the phone remote (docs/remote.md). It serves the page and
 /// the JSON API and reaches the clock only through its control socket; no device access.
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,7 +8,7 @@ import Platform
 import RemoteGateway
 import RoundClockConfig
 
-/// `[mqtt]` made into a client (README "MQTT and Home Assistant"): the password file read,
+/// `[mqtt]` made into a client (docs/mqtt-home-assistant.md): the password file read,
 /// the hostname defaults filled in. A file that cannot be used exits 78 (EX_CONFIG) with one line.
 enum MQTTOptions {
     /// Longest password file read; MQTT passwords are at most 65,535 bytes (MQTT 3.1.1 section 3.1.3.5).

@@ -4,7 +4,7 @@ import Platform
 import RemoteGateway
 import RoundClockConfig
 
-/// `[sync] group` checked against `[mqtt]` (README "Clocks in sync"): the group's session
+/// `[sync] group` checked against `[mqtt]` (docs/sync.md): the group's session
 /// travels through the broker, and the MQTT client id is the member id in the group's
 /// messages. A mismatch exits 78 (EX_CONFIG) with one line.
 enum SyncOptions {

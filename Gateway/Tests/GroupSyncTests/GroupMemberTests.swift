@@ -1,7 +1,7 @@
 import GroupSync
 import Testing
 
-/// The member's rules one at a time (README "Clocks in sync", sync-contract.md §3).
+/// The member's rules one at a time (docs/sync.md).
 @Suite struct GroupMemberTests {
     static let t0: Int64 = 1_795_412_345_000_000_000
     static let ready = SharedSession(program: "boxing", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)

@@ -4,7 +4,7 @@ import JSON
 import Testing
 import TestSupport
 
-/// The group session message (sync-contract.md §3): its bytes, its checks, its order.
+/// The group session message (docs/sync.md): its bytes, its checks, its order.
 @Suite struct GroupMessageTests {
     static let example = #"{"version": 12, "member": "ring1-north", "program": "boxing", "run": "running", "elapsed_before_ns": 0, "anchor_realtime_ns": 1795412345678901234, "issued_realtime_ns": 1795412345678901234}"#
 

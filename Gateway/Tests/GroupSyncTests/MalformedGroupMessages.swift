@@ -1,7 +1,7 @@
 import TestSupport
 
-/// A generated corpus of group-topic payloads that are not group messages (sync-contract.md
-/// §3): cut short, bad UTF-8, each member missing or of a wrong type or out of range, unsafe
+/// A generated corpus of group-topic payloads that are not group messages (docs/sync.md):
+/// cut short, bad UTF-8, each member missing or of a wrong type or out of range, unsafe
 /// member ids, a running session without an anchor (or another with one), nesting, random
 /// bytes, and payloads past 4 KiB up to 1 MB. The same seed gives the same corpus.
 struct MalformedGroupMessages {

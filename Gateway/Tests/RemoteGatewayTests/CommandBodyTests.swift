@@ -13,7 +13,8 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (#"{"command": "subscribe"}"#, "is not a command here"),
+        (#"{"command": "subscribe"}"#, "only the button commands"),
+        (#"{"command": "version"}"#, "only the button commands"),
         (#"{"program": "tabata"}"#, "missing \"command\""),
         (#"{"command": 1}"#, "\"command\" must be a string"),
         (#"["start"]"#, "a request is a JSON object"),

@@ -38,7 +38,7 @@ import Testing
         #expect(run.stdout.hasSuffix("TLS check: all passed\n"))
     }
 
-    /// MQTT and Home Assistant discovery against a real Mosquitto (issue 16), with paho-mqtt
+    /// MQTT and Home Assistant discovery against a real Mosquitto, with paho-mqtt
     /// as the independent client: needs mosquitto, mosquitto-clients, python3-paho-mqtt and
     /// python3-jinja2 (`scripts/setup.sh --gateway`).
     @Test func mqttTopicsDiscoveryCommandsReconnectPasswordAndTLS() async throws {
@@ -50,7 +50,7 @@ import Testing
         #expect(run.stdout.hasSuffix("MQTT check: all passed\n"))
     }
 
-    /// Clocks in sync (issue 16): three clocks and their gateways in one group against a real
+    /// Clocks in sync: three clocks and their gateways in one group against a real
     /// Mosquitto, in network namespaces when run as root: START, STOP and START from different
     /// members, the broker killed and restarted, a member killed and restarted, a member
     /// started late, malformed and stale group messages; every member shows the same second.
@@ -69,7 +69,7 @@ import Testing
     /// its p99 is one sample), with clock and gateway scheduled as their units run them
     /// (`--as-deployed`: the clock at SCHED_FIFO 10, the gateway at nice 10): under
     /// SCHED_OTHER on this 2-core machine the flood's own processes would take the CPU from
-    /// the clock (measured: 5.2x idle, BENCHMARKS.md).
+    /// the clock (docs/benchmarks.md).
     @Test func abuseKeepsBothRunningAndChangesNothing() async throws {
         let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "5", "--as-deployed"])
         #expect(run.stdout.contains("as deployed: clock SCHED_FIFO 10, nice 0; gateway SCHED_OTHER, nice 10"))

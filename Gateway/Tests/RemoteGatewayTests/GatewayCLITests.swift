@@ -6,7 +6,7 @@ import RoundClockConfig
 import Testing
 
 /// The built `roundclock-gateway`: the PIN it makes and keeps, its one-line errors and
-/// exit statuses (README "Phone remote", "Exit codes"), the unit and the Avahi file.
+/// exit statuses (docs/remote.md, docs/command-line.md), the unit and the Avahi file.
 @Suite struct GatewayCLITests {
     static let repository = EndToEndTests.gateway.deletingLastPathComponent()
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `[sync] group` in the built `roundclock-gateway` (README "Clocks in sync"): it needs
+/// `[sync] group` in the built `roundclock-gateway` (docs/sync.md): it needs
 /// `[mqtt]`, and the MQTT client id (the member id) must be topic-safe; else one line, 78.
 @Suite struct GroupSyncCLITests {
     func run(config: String) async throws -> ScriptRun {

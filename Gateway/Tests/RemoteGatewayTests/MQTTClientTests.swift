@@ -106,7 +106,7 @@ import Testing
     /// packet of the reserved type 0 (MQTT 3.1.1 section 2.2.1), which libmosquitto answers
     /// with MOSQ_ERR_PROTOCOL, one of the errors after which its own network thread
     /// (`mosquitto_loop_start`) stops for good. Then it goes away and a real Mosquitto comes up
-    /// on the same port: the client must find it by itself and work as before.
+    /// on the same port: the client must find it by itself and work again.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mosquitto)))
     func aBrokerBreakingTheProtocolDoesNotStopReconnecting() async throws {
         let port = try Self.freePort()

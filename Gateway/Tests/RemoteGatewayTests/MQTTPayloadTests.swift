@@ -5,7 +5,7 @@ import RemoteGateway
 import Testing
 import TestSupport
 
-/// The clock's MQTT topics, Home Assistant discovery payloads and the `cmd` parser (issue 16).
+/// The clock's MQTT topics, Home Assistant discovery payloads and the `cmd` parser.
 @Suite struct MQTTPayloadTests {
     static let topics = ClockTopics(prefix: "roundclock/gym-pi")
     static let discovery = HomeAssistantDiscovery(topics: topics, discoveryPrefix: "homeassistant",
@@ -77,7 +77,8 @@ import TestSupport
     }
 
     @Test func subscribeAdoptHugeAndBadUTF8AreRefused() {
-        let refused: [[UInt8]] = [Array(#"{"command": "subscribe"}"#.utf8), Array(#"{"command": "adopt", "token": 1}"#.utf8),
+        let refused: [[UInt8]] = [Array(#"{"command": "subscribe"}"#.utf8), Array(#"{"command": "version"}"#.utf8),
+                                  Array(#"{"command": "adopt", "token": 1}"#.utf8),
                                   Array(repeating: 0x20, count: 1025), [0xFF, 0xFE] + Array(#"{"command": "start"}"#.utf8), []]
         for payload in refused {
             #expect(throws: MQTTCommand.Refusal.self) { try MQTTCommand.line(payload) }

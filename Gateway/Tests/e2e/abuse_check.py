@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Abuse of the phone remote (issue 15 proof): while a real clock counts down in real time,
+"""Abuse of the phone remote: while a real clock counts down in real time,
 1,000+ malformed HTTP requests, WebSocket frames and control-socket lines (oversized, bad
 JSON, bad UTF-8, unknown commands, lying lengths, 100 connections held open at once).
 Checks: gateway and clock keep running; nothing changed the session (no state but

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The JSON API against a real gateway and clock (README "Phone remote"): login and its
+"""The JSON API against a real gateway and clock (docs/remote.md): login and its
 cookie, the rate limit, Origin checks, sessions, the command and state routes, the
 WebSocket, size limits, and "clock unreachable" while the clock is down.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Phone remote latency over loopback (BENCHMARKS.md "Phone remote"), on a real gateway and
+"""Phone remote latency over loopback (docs/benchmarks.md), on a real gateway and
 `roundclock run --simulate --control` in real time:
 
   tap -> display commit:   the client sends POST /api/command (START or STOP, alternately)

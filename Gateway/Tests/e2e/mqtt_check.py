@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""MQTT and Home Assistant discovery against a real Mosquitto (README "MQTT and Home
-Assistant"): a real `roundclock run --simulate` and `roundclock-gateway` with `[mqtt]`, and
+"""MQTT and Home Assistant discovery against a real Mosquitto (docs/mqtt-home-assistant.md):
+a real `roundclock run --simulate` and `roundclock-gateway` with `[mqtt]`, and
 paho-mqtt as the independent client. Retained state and status, the discovery payloads
 checked against Home Assistant's documented schema with every template rendered by Jinja2,
 commands on `cmd` changing the clock's frames, malformed commands ignored with one log line

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Clocks in sync, measured (BENCHMARKS.md "Clocks in sync"): three members against a real
+"""Clocks in sync, measured (docs/benchmarks.md): three members against a real
 Mosquitto (network namespaces with veth links when root, else loopback) run one session
 for `--minutes`, paused and resumed every `--every` seconds from a different member each
 time. From the frames files (`t` = CLOCK_MONOTONIC, one host):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Clocks in sync against a real Mosquitto (README "Clocks in sync", issue 16): three members
+"""Clocks in sync against a real Mosquitto (docs/sync.md): three members
 (`roundclock run --simulate --frames-clock monotonic` + `roundclock-gateway` with `[mqtt]` and
 `[sync] group`), each in its own network namespace veth-linked to the broker's when run as
 root, else on loopback. Checks, on the frames files: a START on one member's socket shows

@@ -1,4 +1,4 @@
-"""Clocks in sync, end to end (README "Clocks in sync"): a real Mosquitto broker and several
+"""Clocks in sync, end to end (docs/sync.md): a real Mosquitto broker and several
 members, each a `roundclock run --simulate --frames-clock monotonic` with its own
 `roundclock-gateway` joined to one group, on the network of sync_network.py (network
 namespaces linked by veth pairs as root, else loopback).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The gateway with TLS (README "Phone remote"): a user-provided certificate ([remote]
+"""The gateway with TLS (docs/remote.md): a user-provided certificate ([remote]
 tls_cert, tls_key; here a self-signed one for 127.0.0.1 made by openssl and trusted by this
 client alone). Checks: HTTPS with certificate verification, the session cookie gets
 `Secure`, the Origin must be https://, the WebSocket works as wss://, plain HTTP is refused.

@@ -53,6 +53,8 @@ extension ControlServer {
             }
             client.subscribed = true
             if let current = hub.subscribe() { client.queue(current.line) }
+        case .version:
+            client.queue(version.line)
         case .command(.program(let spec)):
             // As MODE: a program is chosen only while ready or in clock mode (the loop checks
             // again when it applies the command; this is what the client is told).

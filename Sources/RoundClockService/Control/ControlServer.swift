@@ -6,7 +6,7 @@ import Logging
 import Platform
 import Synchronization
 
-/// The control socket's server (README "Control socket"): one thread of its own, blocked in
+/// The control socket's server (docs/control-protocol.md): one thread of its own, blocked in
 /// poll(2) on the listening socket, the clients and the hub's eventfd; never the render
 /// loop's thread. A request line is parsed here and its command handed to `post` (the
 /// render loop's inbox, as a button press is), then answered with one reply line. Every
@@ -27,11 +27,14 @@ public final class ControlServer: Sendable {
     /// The ids of the clients whose `adopt` was posted and not yet carried out, oldest first
     /// (the loop carries them out in that order; socket thread only).
     let waitingAdopts = Mutex<[Int]>([])
+    /// The `version` reply: the protocol's version and the clock program's (`clockVersion`).
+    let version: ControlVersion
 
     /// Listens at `path` (a stale socket replaced), mode 0660, group `ControlLimits.group`
     /// when it exists (if it cannot be given that group, logged: the clock runs on).
-    /// Connections wait in the backlog until `start`.
-    public init(path: String, hub: ControlHub, logger: Logger,
+    /// Connections wait in the backlog until `start`. `clockVersion` is what `roundclock
+    /// --version` prints, for the `version` reply.
+    public init(path: String, hub: ControlHub, logger: Logger, clockVersion: String = "unknown",
                 checkProgram: @escaping @Sendable (String) -> String?,
                 adopt: @escaping @Sendable (Int64, SessionShare) -> String? = { _, _ in "adopt: this clock does not adopt sessions" },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
@@ -43,11 +46,12 @@ public final class ControlServer: Sendable {
         self.post = post
         self.checkProgram = checkProgram
         self.adopt = adopt
+        self.version = ControlVersion(clock: clockVersion)
         switch group {
         case .success(let grouped):
             logger.info("control socket \(path) (mode 0660\(grouped ? ", group \(ControlLimits.group)" : ""))")
         case .failure(let error):
-            // The clock runs all the same; only its own group can connect (README "Control socket").
+            // The clock runs all the same; only its own group can connect (docs/control-protocol.md).
             logger.error("\(error); control socket \(path) left in the service's own group (mode 0660)")
         }
     }

@@ -2,7 +2,7 @@ import ControlProtocol
 import Platform
 import RoundClockCore
 
-/// The clock's side of `adopt` (sync-contract section 1), on the control socket's thread:
+/// The clock's side of `adopt` (docs/control-protocol.md "adopt"), on the control socket's thread:
 /// resolves the program, reads the loop's clock and CLOCK_REALTIME once, back to back, maps
 /// the shared anchor onto the loop's clock (`SessionAdoption.session`) and posts the result
 /// to the render loop's inbox, where buttons arrive too. The loop replaces the session on

@@ -7,7 +7,7 @@ import Glibc
 
 /// The loop's clock and CLOCK_REALTIME, read back to back: how a session's anchor becomes a
 /// wall-clock instant to share, and an adopted one an instant of the loop's clock
-/// (sync-contract section 1).
+/// (docs/control-protocol.md "The session").
 public struct SessionClocks<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     /// The loop clock's now and CLOCK_REALTIME (since the Unix epoch), read back to back.
     public let read: @Sendable () -> (now: Instant, realtime: Duration)

@@ -13,7 +13,7 @@ ART=$W/artifacts
 mkdir -p "$ART"
 FAILS=0
 
-# Under TCG every exec costs 0.3-1 s (binaries and libraries come over 9p), so the timed
+# Under TCG every exec is slow (binaries and libraries come over 9p), so the timed
 # parts below use only bash builtins: $EPOCHREALTIME, read, echo, and snooze (read -t on a
 # FIFO nobody writes) instead of date, cat, grep and sleep.
 now() { echo "$EPOCHREALTIME"; }
@@ -472,7 +472,7 @@ if [ $HAVE_BIN = 1 ] && has_subcommand run; then
     for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
     mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
     START_USED='[(]GPIO17 *[|]roundclock'
-    TOL=50000 LATE_MAX=250000 ANCHOR_TOL=5000   # µs; see the README (e1, e2)
+    TOL=50000 LATE_MAX=250000 ANCHOR_TOL=5000   # µs; see Tests/kernel-vm/README.md (e1, e2)
 
     # --- first run: READY, START, a few seconds shown, then kill -9 ------------------------
     log "e: starting roundclock ${E_RUN[*]} --frames $E1"
@@ -673,8 +673,8 @@ fi
 
 # ---------------------------------------------------------------------------------------
 # f. a chip that loses power between two writes: its RAM turns to garbage while nothing is
-#    written (ready state); the periodic power check must find it and rewrite it (README,
-#    "A panel that vanishes": within 2 s of the chip answering; +1 s here for TCG and i2cget)
+#    written (ready state); the periodic power check must find it and rewrite it
+#    (docs/design.md: within 2 s of the chip answering; +1 s here for TCG and i2cget)
 # ---------------------------------------------------------------------------------------
 if [ $HAVE_BIN = 1 ] && has_subcommand run; then
   if [ -z "$BUS" ] || [ $GPIOSIM_OK = 0 ]; then

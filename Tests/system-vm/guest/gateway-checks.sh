@@ -1,4 +1,5 @@
-# The phone remote under systemd (issue 15), checks 10 and 11: sourced by system-checks.sh at
+# The phone remote under systemd, checks 10 and 11, and the man pages of both
+# packages, check 12: sourced by system-checks.sh at
 # the end of boot 2, after check 9 purged the clock's package (so both packages are installed
 # fresh, the clock's config and session are the package's own: boxing, ready). Uses its
 # helpers (log, pass, fail, prop, active, wait_true, snooze, now_us, anchor_us, time_ok,
@@ -23,7 +24,7 @@ private=$(prop PrivateNetwork) families=$(prop RestrictAddressFamilies)
 gw_devices="PrivateDevices=$(gprop PrivateDevices) DevicePolicy=$(gprop DevicePolicy)"
 e_clock=$(exposure roundclock.service) e_gw=$(exposure "$G")
 cpid=$(prop MainPID) gpid=$(gprop MainPID)
-# scheduling as the units ask for it (BENCHMARKS.md "Phone remote": the clock pre-empts the
+# scheduling as the units ask for it (docs/benchmarks.md, "Phone remote": the clock pre-empts the
 # gateway and everything else; a flood against the gateway yields)
 c_policy=$(chrt -p "$cpid" 2>&1 | tr '\n' ' ') g_nice=$(ps -o ni= -p "$gpid" | tr -d ' ')
 want_policy=$(unit_setting /usr/lib/systemd/system/roundclock.service CPUSchedulingPolicy)
@@ -78,4 +79,27 @@ if [ "$PAGE_STATUS" = PASS ] && [ "$state" = running ] && [ -n "$ANCHOR" ] &&
   pass 11 "the page in headless Chromium on the host (qemu hostfwd to the gateway's port 80): $PAGE_TEXT; in the VM the session runs from the tap (anchor $(( (ANCHOR - TAP_BEFORE_US) / 1000 )) ms after it) and 3 of 3 time-panel RAM reads show the true second; the clock unit still PrivateNetwork=yes"
 else
   fail 11 "page $PAGE_STATUS ($PAGE_TEXT); state '$state', anchor '$ANCHOR' vs tap $TAP_BEFORE_US..$TAP_AFTER_US, $good of $reads RAM reads right"
+fi
+
+# ---- 12. the man pages of both packages: installed where man finds them, and rendered -------
+# (man-db is in the VM's root filesystem; wide lines, so that no key or option is broken)
+man_ok=1 man_text=""
+for spec in "roundclock 1 check-config" "roundclock.toml 5 layouts.<name>.digits[].com" "roundclock-gateway 1 --show-pin"; do
+  read -r page section phrase <<< "$spec"
+  file=$(man -w "$section" "$page" 2>> "$DETAILS")
+  out=$(MANWIDTH=200 MANPAGER=cat man -P cat "$section" "$page" 2>> "$DETAILS"); m_rc=$?
+  name_line=$(printf '%s\n' "$out" | grep -A1 -m1 '^NAME' | tail -1 | sed 's/^ *//')
+  if [ $m_rc = 0 ] && [ "$file" = "/usr/share/man/man$section/$page.$section.gz" ] &&
+     printf '%s\n' "$out" | grep -qF -- "$phrase" && [ -n "$name_line" ]; then
+    man_text="$man_text $page($section): '$name_line', $(printf '%s\n' "$out" | wc -l) lines;"
+  else
+    man_ok=0 man_text="$man_text $page($section): rc $m_rc, file '$file', '$phrase' $(printf '%s\n' "$out" | grep -qF -- "$phrase" && echo found || echo missing);"
+  fi
+done
+docs=$(prop Documentation) g_docs=$(gprop Documentation)
+log "12: man pages:$man_text units' Documentation: '$docs' / '$g_docs'"
+if [ $man_ok = 1 ] && [[ $docs == *"man:roundclock(1)"* ]] && [[ $g_docs == *"man:roundclock-gateway(1)"* ]]; then
+  pass 12 "man pages render after apt install:$man_text both units name them in Documentation="
+else
+  fail 12 "man pages:$man_text Documentation= '$docs' / '$g_docs'"
 fi

@@ -1,7 +1,8 @@
 #!/bin/bash
-# The nine checks of issue 12 and the phone remote's two of issue 15 (gateway-checks.sh), run
-# by vm-checks.service inside the system VM, as root, under the VM's own systemd. Boot 1:
-# install, checks 1-8 up to the reboot; boot 2: the rest of 8, then 9, 10 and 11. Each check writes "PASS n text" or "FAIL n text" to
+# The service's nine checks, the phone remote's two (10 and 11) and the man pages' one
+# (gateway-checks.sh), run by vm-checks.service inside the system VM, as root, under the VM's
+# own systemd. Boot 1: install, checks 1-8 up to the reboot; boot 2: the rest of 8, then 9,
+# 10, 11 and 12. Each check writes "PASS n text" or "FAIL n text" to
 # /mnt/share/results; the details go to /mnt/share/details. See ../README.md.
 set -u
 SHARE=/mnt/share
@@ -191,7 +192,7 @@ if [ "$PHASE" = 1 ]; then
 
   # ---- 6. journal: each line at its priority, nothing per second ----------------------------
   # A warning of the service's own: a damaged state file is set aside with one warning
-  # (README "Persistence"). The running session is kept aside meanwhile and put back.
+  # (docs/service.md, "A round survives restarts and reboots"). The running session is kept aside meanwhile and put back.
   systemctl stop "$U"; cp -p "$STATE" /root/state.good
   echo 'not a state file' > "$STATE"
   systemctl reset-failed "$U"; systemctl start "$U"; wait_true 30 active
@@ -299,7 +300,8 @@ if [ "$PHASE" = 2 ]; then
   else
     fail 9 "upgrade rc $up_rc to '$ver' (--version '$bin'), config kept=$kept, restarted $pid -> $newpid, session shown: $survived; purge rc $purge_rc, left:$left, unit files $unit, blank $blank"
   fi
-  # ---- 10, 11. the phone remote: both packages, the page drives the clock (gateway-checks.sh)
+  # ---- 10, 11. the phone remote: both packages, the page drives the clock; 12. the man pages
+  # of both (gateway-checks.sh)
   . "$SHARE/gateway-checks.sh"
   echo 9 > "$PHASE_FILE"
 fi

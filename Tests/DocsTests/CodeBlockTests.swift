@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+/// One command of a ```` ```console doctest ```` block and what it must print.
+struct DoctestCommand: Equatable {
+    /// The line of its `$ `.
+    var line: Int
+    /// The command as bash gets it (continuation lines joined by backslash-newline).
+    var command: String
+    /// The expected output lines (stdout and stderr together); `...` matches any lines.
+    var expected: [String]
+    /// From a last expected line `[exit N]`; 0 without one.
+    var exitStatus: Int32
+
+    /// The commands of a block: a line `$ CMD` starts one (a line ending in ` \` continues
+    /// it on the next line), the lines up to the next `$ ` are its expected output. Text
+    /// before the first command is an error: every line of a runnable block means something.
+    static func parse(_ block: MarkdownPage.CodeBlock) throws(DoctestSyntaxError) -> [DoctestCommand] {
+        var commands: [DoctestCommand] = []
+        var index = 0
+        while index < block.lines.count {
+            let line = block.lines[index]
+            let number = block.firstLine + index
+            guard line.hasPrefix("$ ") else {
+                guard let last = commands.indices.last else {
+                    if line.trimmingCharacters(in: .whitespaces).isEmpty { index += 1; continue }
+                    throw DoctestSyntaxError(line: number, message: "expected a command line starting with \"$ \", found \(line)")
+                }
+                commands[last].expected.append(line)
+                index += 1
+                continue
+            }
+            var command = String(line.dropFirst(2))
+            while command.hasSuffix(" \\"), index + 1 < block.lines.count {
+                index += 1
+                command += "\n" + block.lines[index]
+            }
+            commands.append(DoctestCommand(line: number, command: command, expected: [], exitStatus: 0))
+            index += 1
+        }
+        for i in commands.indices {
+            while commands[i].expected.last?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+                commands[i].expected.removeLast()
+            }
+            if let last = commands[i].expected.last, last.hasPrefix("[exit "), last.hasSuffix("]") {
+                guard let status = Int32(last.dropFirst(6).dropLast()) else {
+                    throw DoctestSyntaxError(line: commands[i].line, message: "\(last) is not [exit N] with a number N")
+                }
+                commands[i].exitStatus = status
+                commands[i].expected.removeLast()
+            }
+        }
+        return commands
+    }
+
+    /// Whether `actual` is what `expected` says, line by line with trailing white space
+    /// ignored; a line `...` stands for any number of lines, none included.
+    static func matches(expected: [String], actual: [String]) -> Bool {
+        let e = expected.map(trimmedEnd), a = actual.map(trimmedEnd)
+        // matched[i][j]: e[i...] matches a[j...].
+        var matched = Array(repeating: Array(repeating: false, count: a.count + 1), count: e.count + 1)
+        matched[e.count][a.count] = true
+        for i in stride(from: e.count - 1, through: 0, by: -1) {
+            for j in stride(from: a.count, through: 0, by: -1) {
+                if e[i] == "..." {
+                    matched[i][j] = matched[i + 1][j] || (j < a.count && matched[i][j + 1])
+                } else {
+                    matched[i][j] = j < a.count && e[i] == a[j] && matched[i + 1][j + 1]
+                }
+            }
+        }
+        return matched[0][0]
+    }
+
+    static func trimmedEnd(_ line: String) -> String {
+        var line = Substring(line)
+        while let last = line.last, last == " " || last == "\t" || last == "\r" { line.removeLast() }
+        return String(line)
+    }
+
+    /// Output as lines: the final newline ends the last line, trailing blank lines dropped.
+    static func lines(_ output: String) -> [String] {
+        var lines = output.components(separatedBy: "\n")
+        while lines.last.map({ trimmedEnd($0).isEmpty }) == true { lines.removeLast() }
+        return lines
+    }
+}
+
+struct DoctestSyntaxError: Error, CustomStringConvertible {
+    var line: Int
+    var message: String
+    var description: String { "line \(line): \(message)" }
+}
+
+/// Every code block the doc tests run or check, in README.md and docs/**/*.md:
+/// ```` ```console doctest ```` runs; ```` ```toml ````, ```` ```toml board ```` and
+/// ```` ```toml invalid ```` go through `roundclock check-config`.
+@Suite(.serialized) struct CodeBlockTests {
+    @Test("console doctest blocks print what the page says", arguments: DocsRepo.markdownFiles)
+    func consoleDoctests(file: String) async throws {
+        let page = MarkdownPage(path: file, text: try DocsRepo.text(file))
+        for block in page.blocks where block.info.contains("doctest") {
+            guard block.language == "console" else {
+                Issue.record("\(file):\(block.line): `doctest` is for ```console blocks; this one is ```\(block.info.joined(separator: " "))")
+                continue
+            }
+            let commands: [DoctestCommand]
+            do throws(DoctestSyntaxError) { commands = try DoctestCommand.parse(block) } catch {
+                Issue.record("\(file):\(error.line): \(error.message)")
+                continue
+            }
+            if commands.isEmpty { Issue.record("\(file):\(block.line): a doctest block without a command (\"$ ...\")") }
+            // The commands of one block share one scratch directory, in order; the first that
+            // fails ends the block (the next ones would fail for its sake).
+            let scratch = try DocsScratch()
+            for command in commands {
+                let run = try await DocsShell.run(command.command, in: scratch.url)
+                let actual = DoctestCommand.lines(run.output)
+                let statusOK = run.status == command.exitStatus
+                let outputOK = command.expected.isEmpty || DoctestCommand.matches(expected: command.expected, actual: actual)
+                guard statusOK && outputOK else {
+                    Issue.record(Comment(rawValue: failure(file: file, command: command, run: run, actual: actual)))
+                    break
+                }
+            }
+        }
+    }
+
+    private func failure(file: String, command: DoctestCommand, run: DocsShellRun, actual: [String]) -> String {
+        let shownStatus = run.timedOut ? "\(run.status) (timeout(1): it ran over \(DocsShell.timeoutSeconds) s or was killed)" : "\(run.status)"
+        let expected = command.expected.isEmpty ? "  (any output)" : command.expected.map { "  " + $0 }.joined(separator: "\n")
+        return """
+            \(file):\(command.line): $ \(command.command)
+            exit status \(shownStatus), expected \(command.exitStatus)
+            expected output:
+            \(expected)
+            actual output:
+            \(actual.map { "  " + $0 }.joined(separator: "\n"))
+            """
+    }
+
+    @Test("toml blocks pass check-config (board: as a board file; invalid: must fail)", arguments: DocsRepo.markdownFiles)
+    func tomlBlocks(file: String) async throws {
+        let page = MarkdownPage(path: file, text: try DocsRepo.text(file))
+        let tomlBlocks = page.blocks.filter { $0.language == "toml" }
+        guard !tomlBlocks.isEmpty else { return }
+        let scratch = try DocsScratch()
+        for block in tomlBlocks {
+            let marks = Set(block.info.dropFirst())
+            guard marks.isSubset(of: ["board", "invalid"]) else {
+                Issue.record("\(file):\(block.line): ```\(block.info.joined(separator: " ")): a toml block is marked with nothing, board or invalid")
+                continue
+            }
+            let text = block.lines.joined(separator: "\n") + "\n"
+            let name = "example-line\(block.line).toml"
+            let config: String
+            if marks.contains("board") {
+                // check-config loads and validates the board its config names, layouts and all.
+                try scratch.write(text, to: "board-line\(block.line).toml")
+                try scratch.write("board = \"board-line\(block.line).toml\"\n", to: name)
+                config = name
+            } else {
+                try scratch.write(text, to: name)
+                config = name
+            }
+            let run = try await DocsShell.run(DocsRepo.roundclock, ["check-config", config], in: scratch.url)
+            if marks.contains("invalid") {
+                #expect(run.status == 78, "\(file):\(block.line): a ```toml invalid block must fail check-config with 78 (EX_CONFIG); got \(run.status): \(run.output)")
+            } else {
+                #expect(run.status == 0, "\(file):\(block.line): ```\(block.info.joined(separator: " ")) fails check-config: \(run.output)")
+            }
+        }
+    }
+}
