@@ -76,7 +76,7 @@ function applyState(state) {
     }
     picker.value = state.program;
   }
-  picker.disabled = state.state === "running" || state.state === "paused";
+  picker.disabled = !(state.state === "ready" || state.state === "clock");  // as MODE
   $("start").disabled = state.state === "running";
 }
 

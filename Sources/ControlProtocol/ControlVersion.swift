@@ -1,6 +1,6 @@
 import JSON
 
-/// The answer to `{"command": "version"}`: `{"ok": true, "protocol": 1, "clock": "0.1.0-1"}`,
+/// The answer to `{"command": "version"}`: `{"ok": true, "protocol": 1, "clock": "0.1.0"}`,
 /// the protocol's version number and the clock program's own version (what `roundclock
 /// --version` prints; the server is given it, this target knows no build).
 ///
@@ -15,7 +15,7 @@ public struct ControlVersion: Sendable, Hashable {
 
     /// The protocol version the clock speaks: a whole number from 1.
     public var protocolVersion: Int
-    /// The clock program's version, free text (`0.1.0-1`, `0.1.0 (development build)`).
+    /// The clock program's version, free text (`0.1.0`, `0.1.0 (development build)`).
     public var clock: String
 
     public init(protocolVersion: Int = ControlVersion.current, clock: String) {

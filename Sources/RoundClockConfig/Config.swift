@@ -76,7 +76,7 @@ public enum BoardSource: Sendable, Hashable, CustomStringConvertible {
 public struct ButtonSettings: Sendable, Hashable {
     /// `long_press_ms`, 300–10000, default 2000.
     public var longPress: Duration = .seconds(2)
-    /// `debounce_ms`, 0–200, default 30 (libgpiod debounce period; 0 = off).
+    /// `debounce_ms`, 0–200, default 30 (a lockout after the first edge, in the button reader; 0 = off).
     public var debounce: Duration = .milliseconds(30)
     public init() {}
 }

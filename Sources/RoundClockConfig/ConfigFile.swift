@@ -73,8 +73,11 @@ extension Config {
         }
         if var table = try root.table("sync") {
             config.sync = try SyncSettings.read(&table)
-            guard config.mqtt != nil else {
+            guard let mqtt = config.mqtt else {
                 throw table.fail("group", "a group shares its session through an MQTT broker; add an [mqtt] table")
+            }
+            if let id = mqtt.clientID, let problem = SyncSettings.memberProblem(id) {
+                throw table.fail("group", problem)
             }
         }
         if var table = try root.table("resume") {

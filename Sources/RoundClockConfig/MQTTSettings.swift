@@ -126,6 +126,21 @@ public struct SyncSettings: Sendable, Hashable {
 
     public init(group: String) { self.group = group }
 
+    /// Why an explicit `[mqtt] client_id` cannot be this clock's member id in a group, or `nil`:
+    /// the id travels in the group's messages, so only ASCII letters, digits, `-`, `_` and `.`.
+    public static func memberProblem(_ clientID: String) -> String? {
+        let allowed = clientID.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+            default: false
+            }
+        }
+        guard !allowed else { return nil }
+        return "[mqtt] client_id \(escapedBasicString(clientID)) is this clock's member id in the group; "
+            + "use only ASCII letters, digits, '-', '_' and '.', e.g. \"ring1-north\""
+    }
+
     /// Why `name` cannot name a group, or `nil`: 1–64 characters, none of `/ + #` (MQTT 3.1.1
     /// section 4.7: a level separator and the wildcards), no control character.
     public static func groupProblem(_ name: String) -> String? {
