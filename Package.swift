@@ -137,7 +137,8 @@ let package = Package(
         .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
-            "LinuxHardware", "Platform", "RoundClockCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "LinuxHardware", "Platform", "RoundClockCore", "TestSupport",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),

@@ -68,8 +68,13 @@ public struct JournalLogHandler: LogHandler {
     /// True when stderr is the journal stream systemd connected: `$JOURNAL_STREAM` is
     /// `DEVICE:INODE` of that stream, compared with fstat(2) of fd 2 (systemd.exec(5)).
     public static func stderrIsJournal() -> Bool {
-        guard let raw = getenv("JOURNAL_STREAM") else { return false }
-        let parts = String(cString: raw).split(separator: ":")
+        stderrIsJournal(journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+    }
+
+    /// Whether `journalStream` (`$JOURNAL_STREAM`, "DEVICE:INODE") names standard error.
+    public static func stderrIsJournal(journalStream: String?) -> Bool {
+        guard let journalStream else { return false }
+        let parts = journalStream.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
         guard let info = try? FileDescriptor.standardError.stat() else { return false }
         return UInt64(info.deviceID.rawValue) == dev && UInt64(info.inode.rawValue) == ino

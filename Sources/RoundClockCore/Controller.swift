@@ -156,6 +156,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             changed = session.reset()
             signalCursor = 0
             countedRounds = 0
+            // A MODE hold that began before the reset skips nothing.
+            modePressedWhileActive = false
         case .skip:
             changed = session.skipPhase(at: now)
             if changed { signalCursor = program.firstSignalIndex(atOrAfter: session.elapsed(at: now)) }
@@ -175,7 +177,20 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             lastActivity = now
             let logged: Action = action == .start ? (state == .paused ? .resume : state == .finished ? .restart : .start) : action
             out.append(.action(logged, at: now))
+            if action == .skip, state == .paused { out += signalsOfPausedSkip(at: now) }
             out += advance(to: now)
+        }
+        return out
+    }
+
+    /// The signals of the boundary a paused skip landed on: a paused session has no anchor to
+    /// time them by, so they sound at the skip, as a running skip's do, and not again later.
+    private mutating func signalsOfPausedSkip(at now: Instant) -> [Occurrence<Instant>] {
+        let elapsed = session.elapsed(at: now)
+        var out: [Occurrence<Instant>] = []
+        while signalCursor < program.signals.count, program.signals[signalCursor].offset == elapsed {
+            out.append(.signal(program.signals[signalCursor].signal, at: now))
+            signalCursor += 1
         }
         return out
     }
@@ -231,7 +246,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
 
     private mutating func longPressed(_ button: Button, at now: Instant) -> [Occurrence<Instant>] {
         if button == .mode {
-            guard modePressedWhileActive else { return [] }
+            let state = session.state(at: now)
+            guard modePressedWhileActive, state == .running || state == .paused else { return [] }
             modePressedWhileActive = false
             return perform(.skip, at: now)
         }
@@ -254,6 +270,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         session.classSlot = slot
         signalCursor = 0
         countedRounds = 0
+        modePressedWhileActive = false
     }
 
     private func nextLongPress() -> (button: Button, at: Instant)? {

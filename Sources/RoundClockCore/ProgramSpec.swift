@@ -5,7 +5,7 @@ public enum ProgramSpec {
     public static func parse(_ spec: String) throws(SpecError) -> Program {
         let text = spec.trimmed
         guard !text.isEmpty else {
-            throw SpecError(spec: spec, token: "", expected: "a preset (\(Presets.names.joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
+            throw SpecError(spec: spec, token: "", expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
         }
         if let first = text.first, first.isLetter, !text.contains(",") {
             return try preset(text, spec: spec)
@@ -49,7 +49,7 @@ public enum ProgramSpec {
                 }
                 return try Presets.countdown(length)
             default:
-                throw SpecError(spec: spec, token: name, expected: "a preset (\(Presets.names.joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
+                throw SpecError(spec: spec, token: name, expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
             }
         } catch let error as SpecError {
             throw error

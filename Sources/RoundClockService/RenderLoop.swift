@@ -140,6 +140,10 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var sessionTracker = SessionChangeTracker<C.Instant>()
         while !Task.isCancelled {
             let now = clock.now
+            // The wall time of this turn, read once, next to `now`: everything the turn derives
+            // from it (clock mode's face, class starts, the next deadline) agrees with `now`,
+            // however long the commits in between take.
+            let wall = wallTime(now)
             heartbeat?.turnStarted(at: now)
             var inputs = inbox.drain()
             while nextScripted < script.count, script[nextScripted].at <= now {
@@ -176,12 +180,12 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 sessionTracker.applied(input, session: controller.session)
             }
             occurrences += controller.advance(to: now)
-            occurrences += controller.startOnSchedule(at: now, wallTime: wallTime(now))
+            occurrences += controller.startOnSchedule(at: now, wallTime: wall)
             sessionTracker.passed(controller.session)
 
             // Face, status and next deadline from one snapshot and one wall time reading (the
             // controller does not change again this turn).
-            let view = controller.view(at: now, wallTime: wallTime(now))
+            let view = controller.view(at: now, wallTime: wall)
             let face = view.face
             let sharing = sessionTracker.take()
             if sharing.share, let sessionShared { sessionShared(controller.session, sharing.adopted, view.status) }
@@ -245,12 +249,20 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             if let due = checkDue, deadline.map({ due < $0 }) ?? true { deadline = due }
             if let deadline {
                 // The frame due at the deadline, as the next turn will compute it.
-                let wall = wallTime(now).advanced(by: now.duration(to: deadline))
-                let due = controller.viewAhead(at: deadline, wallTime: wall)
+                let due = controller.viewAhead(at: deadline, wallTime: wall.advanced(by: now.duration(to: deadline)))
                 precomputed = (deadline, due.face, due.status)
             }
             heartbeat?.waiting(until: deadline)
             await wait(deadline)
+        }
+        // Inputs taken but not yet turned when the loop was stopped (a command acknowledged
+        // just before a shutdown): applied, so the session saved at shutdown includes them.
+        let late = inbox.drain()
+        if !late.isEmpty {
+            var occurrences: [Occurrence<C.Instant>] = []
+            for input in late.sorted(by: { $0.at < $1.at }) { occurrences += controller.apply(input) }
+            let at = start.duration(to: clock.now)
+            for case .action(let action, _) in occurrences { observer.occurred(.action(action), at: at) }
         }
         return controller
     }

@@ -38,7 +38,7 @@ extension Run {
         guard !virtual || session.until != nil || session.events != nil else {
             throw ValidationError("--virtual needs --until or --events: a run in virtual time must have an end")
         }
-        let (_, until, presses) = try session.parsed()
+        let (until, presses) = try session.parsedTimes()
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         do {
             var loaded: Config
@@ -58,7 +58,9 @@ extension Run {
             let program: Program
             if programGiven {
                 guard let p = loaded.resolveProgram(session.program) else {
-                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description) }
+                    let own = loaded.programs.map(\.name)
+                    let also = own.isEmpty ? "" : "; or one of \(loaded.file)'s programs: \(own.joined(separator: ", "))"
+                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description + also) }
                     throw ValidationError("unknown program \(session.program)")
                 }
                 program = p

@@ -19,6 +19,13 @@ struct SessionOptions: ParsableArguments {
     func parsed() throws -> (program: Program, until: Duration?, presses: [ScriptedPress]) {
         let chosen: Program
         do { chosen = try ProgramSpec.parse(program) } catch { throw ValidationError(error.description) }
+        let (stop, presses) = try parsedTimes()
+        return (chosen, stop, presses)
+    }
+
+    /// The stop time and the scripted presses; the program is left to the caller (`run` resolves
+    /// it against the config's own programs first).
+    func parsedTimes() throws -> (until: Duration?, presses: [ScriptedPress]) {
         var stop: Duration?
         if let until {
             guard let d = TimeText.parse(until, atMost: TimeLimits.maximumRun) else {
@@ -30,6 +37,6 @@ struct SessionOptions: ParsableArguments {
         if let events {
             do { presses = try ScriptedPress.parseList(events) } catch { throw ValidationError(error.description) }
         }
-        return (chosen, stop, presses)
+        return (stop, presses)
     }
 }

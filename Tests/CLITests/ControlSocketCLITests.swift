@@ -75,6 +75,56 @@ import TestSupport
     }
 
     /// `version` through the real socket: protocol 1 and what `roundclock --version` prints.
+    /// The instants of the time panel's records, without the shutdown picture.
+    static func timePanelInstants(_ frames: String) throws -> [Double] {
+        let records = try jsonLines(frames).map(\.object).filter { $0["panel"] as? String == "time" }
+        return records.filter { $0["state"] as? String != nil && $0["text"] as? String != "    " }.compactMap { $0["t"] as? Double }
+    }
+
+    /// Someone listening and a flood of commands that mean nothing never make a panel flicker:
+    /// in clock mode the time panel changes when the colon is due to, every 0.5 s, never twice
+    /// within a few milliseconds; while paused (the chip blinks by itself) it does not change.
+    @Test func aSubscriberAndAFloodNeverMakeAPanelFlicker() async throws {
+        for (program, press) in [("clock", #"{"command": "start"}"#), ("countdown:5:00", #"{"command": "mode"}"#)] {
+            let clock = try ControlledClock(["--program", program])
+            defer { clock.removeFiles() }
+            let subscriber = try await clock.connect()
+            try subscriber.send(#"{"command": "subscribe"}"#)
+            _ = try subscriber.state { _ in true }
+            let remote = try await clock.connect()
+            if program != "clock" {
+                #expect(try remote.request(#"{"command": "start"}"#) == Self.ok)
+                #expect(try remote.request(#"{"command": "stop"}"#) == Self.ok)
+                _ = try subscriber.state { $0["state"] as? String == "paused" }
+                #expect(await eventually {
+                    ((try? jsonLines(clock.frames)) ?? []).contains { $0.object["state"] as? String == "paused" }
+                }, "the pause reaches the frames file")
+            }
+            let pausedFrom = try Self.timePanelInstants(clock.frames).count
+            // 6 s with the subscriber listening, then 3 s of commands that change nothing: START
+            // in clock mode, a short MODE while paused.
+            let quietUntil = ContinuousClock.now.advanced(by: .seconds(6))
+            while ContinuousClock.now < quietUntil {
+                _ = try? subscriber.line(deadline: ContinuousClock.now.duration(to: quietUntil))
+            }
+            let end = ContinuousClock.now.advanced(by: .seconds(3))
+            while ContinuousClock.now < end {
+                #expect(try remote.request(press) == Self.ok)
+            }
+            #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+            let times = try Self.timePanelInstants(clock.frames)
+            if program == "clock" {
+                // After the first picture (the colon may be due to change right after it), one
+                // commit per colon change, 0.5 s apart: never two within 50 ms.
+                let later = times.dropFirst()
+                let gaps = zip(later.dropFirst(), later).map { $0 - $1 }
+                #expect(times.count >= 14 && gaps.allSatisfy { $0 >= 0.05 }, "time panel commits: \(times)")
+            } else {
+                #expect(times.count == pausedFrom, "no commit while paused: \(times)")
+            }
+        }
+    }
+
     @Test func versionSaysTheProtocolAndTheClocksVersion() async throws {
         let printed = try await CLIRun.run(["--version"])
         #expect(printed.status == 0)

@@ -59,6 +59,17 @@ struct VirtualRun {
         #expect(run.state?.contains("program=sprint\nstate=running") == true, "\(run.state ?? "no state file")")
     }
 
+    @Test func programOptionNamesAProgramOfTheConfig() async throws {
+        let config = "[programs]\nsprint = \"3 x 0:20/0:10, prep 0:05\"\n"
+        let run = try await VirtualRun(config: config, ["--program", "sprint", "--events", "0:start", "--until", "2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.time.prefix(2) == ["0.000 running  0:05", "1.000 running  0:04"], "\(run.time)")
+        let unknown = try await VirtualRun(config: config, ["--program", "sprnt", "--until", "2"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("fgb, bjj, deathby[:M]"), "every preset: \(unknown.stderr)")
+        #expect(unknown.stderr.contains("programs: sprint"), "and the config's own: \(unknown.stderr)")
+    }
+
     @Test func modeCyclesThePresetsThenTheConfiguredPrograms() async throws {
         let config = "[programs]\nsprint = \"3 x 0:20/0:10\"\n"
         // From boxing, 9 MODE presses pass mma … clock (the 9 presets) and land on sprint.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `roundclock run` as a service: signals, persistence across kill -9, config errors, sd_notify.
 @Suite(.serialized) struct ServiceTests {
@@ -22,12 +23,10 @@ import Testing
     /// Waits (generously) until the frames file has a record matching `match`; returns when
     /// it was seen, or nil at the deadline.
     func waitForFrame(_ path: String, deadline seconds: Double = 60, _ match: ([String: Any]) -> Bool) async throws -> Date? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if ((try? jsonLines(path)) ?? []).contains(where: { match($0.object) }) { return Date() }
-            try await Task.sleep(for: .seconds(0.05))
+        let seen = await eventually(within: .seconds(seconds), every: .milliseconds(50)) {
+            ((try? jsonLines(path)) ?? []).contains(where: { match($0.object) })
         }
-        return nil
+        return seen ? Date() : nil
     }
 
     @Test func sigtermStopsGracefullyAndSavesTheState() async throws {

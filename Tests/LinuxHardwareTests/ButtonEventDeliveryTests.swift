@@ -1,6 +1,7 @@
 import RoundClockCore
 import Synchronization
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// The reader hands `ButtonEvent`s to its sink: the edge's button, press or release, and the

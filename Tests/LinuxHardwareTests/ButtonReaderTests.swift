@@ -7,6 +7,7 @@ import RoundClockCore
 import ServiceLifecycle
 import Synchronization
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// A button line made of a pipe, polled by the reader thread like a GPIO event fd. The

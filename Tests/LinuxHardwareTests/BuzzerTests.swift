@@ -7,6 +7,7 @@ import RoundClockCore
 import ServiceLifecycle
 import Synchronization
 import Testing
+import TestSupport
 @testable import LinuxHardware
 
 /// The buzzer's output line in a test: records each level written, with the clock's time.

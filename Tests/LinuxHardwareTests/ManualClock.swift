@@ -61,15 +61,3 @@ final class ManualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 }
-
-/// Waits (up to 10 s of real time: other builds share the machine) until `condition`
-/// holds; false if it never did.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now.advanced(by: .seconds(60))
-    while clock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}

@@ -38,6 +38,45 @@ import TestSupport
         #expect(c.session.elapsed(at: .s(30)) == .seconds(30), "at the start of the first rest (10 + 20)")
     }
 
+    @Test func aPausedSkipSoundsTheSignalOfWhereItLandsOnce() throws {
+        // Tabata: work 10-30 s, rest 30-40 s; the skip lands on the rest, whose start has no
+        // signal, so skip on into the next work phase: its start signal sounds at the skip.
+        var c = Controller<T>(program: Presets.tabata)
+        _ = c.perform(.start, at: .s(0))
+        _ = c.perform(.pause, at: .s(12))
+        _ = c.perform(.skip, at: .s(13))
+        let out = c.perform(.skip, at: .s(14))
+        #expect(out.contains(.signal(.start, at: .s(14))), "the next work phase's start, at the skip")
+        #expect(c.session.state(at: .s(15)) == .paused)
+        let resumed = c.perform(.start, at: .s(20)) + c.advance(to: .s(20.5))
+        #expect(!resumed.contains { if case .signal(.start, _) = $0 { true } else { false } },
+                "not again when it resumes")
+    }
+
+    @Test func aPausedSkipOffTheLastPhaseSoundsFinish() throws {
+        var c = Controller<T>(program: try ProgramSpec.parse("countdown:0:05"))
+        _ = c.perform(.start, at: .s(0))
+        _ = c.perform(.pause, at: .s(1))
+        let out = press(&c, .mode, at: 2, hold: 2.5)
+        #expect(actions(out) == [.skip])
+        #expect(out.contains(.signal(.finish, at: .s(4))))
+        #expect(c.session.state(at: .s(5)) == .finished)
+    }
+
+    @Test func aModeHoldDoesNotSkipAfterAResetDuringIt() throws {
+        // STOP pauses, MODE goes down while paused, STOP resets during the MODE hold: the
+        // hold's 2 s pass while ready, and nothing is skipped.
+        var c = Controller<T>(program: try ProgramSpec.parse("countdown:0:05"))
+        _ = c.perform(.start, at: .s(0))
+        _ = press(&c, .stop, at: 0.5)
+        _ = c.handle(ButtonEvent(.mode, .press, at: .s(1)))
+        _ = press(&c, .stop, at: 1.5)
+        let out = c.advance(to: .s(3.5))
+        _ = c.handle(ButtonEvent(.mode, .release, at: .s(3.5)))
+        #expect(actions(out) == [])
+        #expect(c.session.state(at: .s(4)) == .ready)
+    }
+
     @Test func shortModeMidRoundDoesNothingOutsideAnAMRAP() {
         var c = Controller<T>(program: Presets.boxing)
         _ = c.perform(.start, at: .s(0))

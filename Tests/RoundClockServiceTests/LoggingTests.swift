@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import Platform
 import RoundClockCore
@@ -22,9 +23,15 @@ import Testing
         #expect(log.all == ["<6>started board=simulator program=boxing\n"])
     }
 
-    @Test func stderrIsNotTheJournalHere() {
-        // Tests run without $JOURNAL_STREAM (or with a stream that is not fd 2).
-        _ = JournalLogHandler.stderrIsJournal()
+    @Test func stderrIsTheJournalOnlyWhenJournalStreamNamesIt() {
+        var info = stat()
+        #expect(fstat(2, &info) == 0)
+        let (dev, ino) = (UInt64(info.st_dev), UInt64(info.st_ino))
+        #expect(JournalLogHandler.stderrIsJournal(journalStream: "\(dev):\(ino)"))
+        #expect(!JournalLogHandler.stderrIsJournal(journalStream: "\(dev):\(ino &+ 1)"))
+        #expect(!JournalLogHandler.stderrIsJournal(journalStream: nil))
+        #expect(!JournalLogHandler.stderrIsJournal(journalStream: "\(dev)"))
+        #expect(!JournalLogHandler.stderrIsJournal(journalStream: "x:\(ino)"))
     }
 
     @Test func eventLogOneLinePerEvent() {

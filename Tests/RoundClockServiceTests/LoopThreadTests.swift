@@ -8,6 +8,7 @@ import RoundClockCore
 import Simulation
 import Synchronization
 import Testing
+import TestSupport
 @testable import RoundClockService
 
 /// The render loop on the real clock runs on its own thread (`LoopThread`) and sleeps there
@@ -16,14 +17,6 @@ import Testing
     /// The simulator board without power-loss checks: the loop wakes only for changes.
     func quietBoard() -> BoardDisplay<EmulatedHT16K33> {
         BoardDisplay(specs: simulatorPanels, devices: simulatorPanels.map { EmulatedHT16K33(address: $0.address) }, powerChecks: nil)
-    }
-
-    /// Polls `condition` until it holds or `limit` passes (generous: it only matters on failure).
-    func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async throws -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: limit)
-        while !condition(), clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
-        return condition()
     }
 
     @Test func aPostedButtonCutsAFarSleepShort() async throws {
@@ -36,9 +29,9 @@ import Testing
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(3600))))
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         defer { task.cancel() }
-        #expect(try await eventually { !recorder.frames.isEmpty })
+        #expect(await eventually { !recorder.frames.isEmpty })
         inbox.post(ButtonEvent(.start, .press, at: clock.now))
-        #expect(try await eventually { recorder.frames.last?.status.state == .running })
+        #expect(await eventually { recorder.frames.last?.status.state == .running })
         #expect(start.duration(to: clock.now) < .seconds(600), "woken by the button, not by the deadline an hour away")
         #expect(Set(recorder.threadNames) == [LoopThread.name], "every commit made on the loop's own thread")
     }
@@ -55,10 +48,10 @@ import Testing
             ended.withLock { $0 = true }
             return final
         }
-        #expect(try await eventually { !recorder.frames.isEmpty })
+        #expect(await eventually { !recorder.frames.isEmpty })
         #expect(recorder.threadNames == [LoopThread.name])
         task.cancel()
-        #expect(try await eventually { ended.withLock { $0 } }, "cancellation ends a loop waiting with no deadline")
+        #expect(await eventually { ended.withLock { $0 } }, "cancellation ends a loop waiting with no deadline")
     }
 
     @Test func theBoardIsWrittenOnTheLoopThread() async throws {

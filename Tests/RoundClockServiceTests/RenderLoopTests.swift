@@ -158,6 +158,27 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         #expect(final.session.state(at: clock.now) == .running, "cancellation ends the loop, the session is kept")
     }
 
+    /// A command the socket acknowledged just before a shutdown is not lost: the loop, stopped
+    /// before it could turn again, applies it, so the session it hands over (to be saved and
+    /// shown last) includes it.
+    @Test func anInputTakenBeforeAStopIsAppliedToTheFinalSession() async throws {
+        let recorder = Recorder()
+        let clock = VirtualClock()
+        let inbox = ButtonInbox<VirtualClock.Instant>()
+        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: recorder,
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
+        inbox.post(.start, at: clock.now)
+        // The loop starts only once its task is cancelled: it never turns.
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return await loop.run(Controller(program: Presets.boxing))
+        }
+        task.cancel()
+        let final = await task.value
+        #expect(recorder.frames.isEmpty, "no turn ran")
+        #expect(final.session.state(at: clock.now) == .running, "the START taken before the stop")
+    }
+
     @Test func framesFileFormat() {
         let status = Status(state: .running, phase: .work, round: 1, rounds: 12)
         let ram = try! Frame(" 2:58", kind: .seg7x4).ram()

@@ -66,17 +66,18 @@ import Testing
     @Test func aLoopStillStartingIsNotAWarning() async throws {
         let server = try DatagramSocket(abstract: false)
         let log = LogLines()
-        let beat = LoopHeartbeat<ContinuousClock.Instant>(grace: .seconds(30))
-        let feeder = WatchdogFeeder(clock: ContinuousClock(), interval: .milliseconds(20), heartbeat: beat,
+        let clock = VirtualClock()
+        let beat = LoopHeartbeat<VirtualClock.Instant>(grace: .seconds(30))
+        let feeder = WatchdogFeeder(clock: clock, interval: .milliseconds(500), heartbeat: beat,
                                     notifier: SystemdNotifier(socket: server.name), logger: log.logger())
-        let task = Task { await feeder.run() }
-        // Orders the loop's start after the feeder's first look (on a slow machine the feeder
-        // may look later: the test then passes as well, it never fails for timing).
-        let loop = Task { try await Task.sleep(for: .milliseconds(100)); beat.waiting(until: nil) }
-        for _ in 0..<2 { #expect(await server.receiveAsync() == "WATCHDOG=1") }
-        #expect(log.all.isEmpty, "\(log.all)")
-        task.cancel(); loop.cancel()
-        await task.value
+        // In virtual time the feeder looks every 50 ms while the loop is still starting; the
+        // loop's first turn comes 1 s in, and at 2.2 s the feeder's own task is cancelled.
+        clock.at(VirtualClock.Instant(offset: .seconds(1))) { beat.waiting(until: nil) }
+        clock.at(VirtualClock.Instant(offset: .milliseconds(2200))) { withUnsafeCurrentTask { $0?.cancel() } }
+        await Task { await feeder.run() }.value
+        #expect(log.all.isEmpty, "no warning while the loop was starting: \(log.all)")
+        for _ in 0..<3 { #expect(server.hasPending() && server.receive() == "WATCHDOG=1", "pings at 1.0, 1.5, 2.0 s") }
+        #expect(!server.hasPending(), "none before the loop turned")
     }
 
     /// A loop that never starts is still reported, once `grace` has passed.
