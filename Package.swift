@@ -78,8 +78,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
-        // The Swift concurrency runtime's global-executor hook variables, declared for the linker.
-        .systemLibrary(name: "CSwiftConcurrencyHooks"),
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
         // The buttons and the buzzer run as swift-service-lifecycle services.
@@ -93,7 +91,6 @@ let package = Package(
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
             "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "JSON", "ControlProtocol", "Panels", "Platform",
-            "CSwiftConcurrencyHooks",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.

@@ -4,15 +4,14 @@ import RoundClockCore
 extension ButtonReader {
     /// Requests each button's line (input, both edges, `bias`, active-low as wired) and
     /// delivers each debounced edge to `events` as a `ButtonEvent` on the loop's `clock`:
-    /// the kernel's CLOCK_MONOTONIC edge timestamp placed by
-    /// `continuousInstant(ofMonotonicNanoseconds:on:)`. `events` runs on the reader thread.
+    /// the kernel's CLOCK_MONOTONIC edge timestamp as the instant
+    /// (`monotonicInstant(ofKernelNanoseconds:)`). `events` runs on the reader thread.
     public convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
                             useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
-                            clock: ContinuousClock,
-                            events: @escaping @Sendable (ButtonEvent<ContinuousClock.Instant>) -> Void) throws(SystemError) {
+                            events: @escaping @Sendable (ButtonEvent<MonotonicClock.Instant>) -> Void) throws(SystemError) {
         try self.init(buttons: buttons, activeLow: activeLow, bias: bias, lockout: lockout,
                       useKernelDebounce: useKernelDebounce, onFailure: onFailure,
-                      handler: Self.events(placedBy: { continuousInstant(ofMonotonicNanoseconds: $0, on: clock) }, to: events))
+                      handler: Self.events(placedBy: { monotonicInstant(ofKernelNanoseconds: $0) }, to: events))
     }
 
     /// A handler that turns each delivered edge into a `ButtonEvent` (pressed: `.press`,

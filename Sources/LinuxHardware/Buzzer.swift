@@ -30,7 +30,7 @@ public actor Buzzer {
     public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Signal.defaultBuzzerPatterns,
                 onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
         let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
-        self.init(line: requested, patterns: patterns, clock: ContinuousClock(), onFailure: onFailure)
+        self.init(line: requested, patterns: patterns, clock: MonotonicClock(), onFailure: onFailure)
     }
 
     init(line: sending any OutputLine, patterns: [Signal: Pattern], clock: any Clock<Duration>,

@@ -126,14 +126,15 @@ public enum GPIOInfo {
 /// CLOCK_MONOTONIC now: the clock of GPIO event timestamps.
 public func monotonicNanoseconds() -> UInt64 { rc_monotonic_ns() }
 
-/// A GPIO event timestamp (CLOCK_MONOTONIC nanoseconds, from the kernel) placed on a
-/// `ContinuousClock`: now minus the event's age. An age over 10 s, or a timestamp from
-/// the future (not CLOCK_MONOTONIC), is not trusted: the event is placed at now.
-public func continuousInstant(ofMonotonicNanoseconds timestamp: UInt64, on clock: ContinuousClock,
-                              monotonicNow: UInt64 = monotonicNanoseconds()) -> ContinuousClock.Instant {
-    let now = clock.now
-    guard timestamp <= monotonicNow, monotonicNow - timestamp < 10_000_000_000 else { return now }
-    return now.advanced(by: .nanoseconds(-Int64(monotonicNow - timestamp)))
+/// A GPIO event timestamp (CLOCK_MONOTONIC nanoseconds, from the kernel) as an instant of
+/// the loop's `MonotonicClock`: the same clock, so the stamp is the instant. A stamp from
+/// the future or over 10 s old is not CLOCK_MONOTONIC (the v1 uAPI of kernels before 5.7
+/// stamps CLOCK_REALTIME) and is not trusted: the event is placed at now.
+public func monotonicInstant(ofKernelNanoseconds timestamp: UInt64,
+                             now: MonotonicClock.Instant = MonotonicClock().now) -> MonotonicClock.Instant {
+    let stamp = MonotonicClock.Instant(nanoseconds: timestamp)
+    guard stamp <= now, stamp.duration(to: now) < .seconds(10) else { return now }
+    return stamp
 }
 
 /// A NUL-terminated C buffer as a String.

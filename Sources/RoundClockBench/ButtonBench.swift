@@ -36,8 +36,8 @@ public struct ButtonBench: Sendable {
     public func run() async throws -> ButtonReport {
         let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
         defer { generator?.finish() }
-        let clock = ContinuousClock()
-        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let clock = MonotonicClock()
+        let inbox = ButtonInbox<MonotonicClock.Instant>()
         let log = CommitLog()
         let (loop, controller) = try await Self.countdownLoop(clock: clock, inbox: inbox, observer: log)
         let anchor = loop.start
@@ -90,11 +90,11 @@ public struct ButtonBench: Sendable {
 extension ButtonBench {
     /// The real render loop on an emulated board, a one-hour countdown started at its t = 0,
     /// reporting to `observer` (the `buttons` and `control` benchmarks).
-    static func countdownLoop(clock: ContinuousClock, inbox: ButtonInbox<ContinuousClock.Instant>, observer: any LoopObserver) async throws
-        -> (RenderLoop<ContinuousClock>, Controller<ContinuousClock.Instant>) {
+    static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any LoopObserver) async throws
+        -> (RenderLoop<MonotonicClock>, Controller<MonotonicClock.Instant>) {
         let board = try await BenchBoard.make()
         let anchor = clock.now
-        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(3600)))
+        var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(3600)))
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
         let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: observer,

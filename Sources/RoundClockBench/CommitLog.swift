@@ -1,3 +1,4 @@
+import Platform
 import Panels
 import RoundClockCore
 import RoundClockService
@@ -24,7 +25,7 @@ public final class CommitLog: LoopObserver {
 extension CommitLog {
     /// The first commit after index `seen` that satisfies `matches`, polling the log (the
     /// commit instant is recorded by the loop itself, so polling adds nothing to it).
-    func commit(after seen: Int, clock: ContinuousClock, timeout: Duration, what: String,
+    func commit(after seen: Int, clock: MonotonicClock, timeout: Duration, what: String,
                 matches: (Commit) -> Bool) async throws -> Commit {
         let deadline = clock.now.advanced(by: timeout)
         var checked = seen

@@ -32,8 +32,8 @@ public struct ControlBench: Sendable {
     public func run() async throws -> ControlReport {
         let generator = load ? LoadGenerator(threads: SystemInfo.processorCount()) : nil
         defer { generator?.finish() }
-        let clock = ContinuousClock()
-        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let clock = MonotonicClock()
+        let inbox = ButtonInbox<MonotonicClock.Instant>()
         let log = CommitLog()
         let hub = try ControlHub()
         let path = "/tmp/roundclock-bench-\(getpid()).sock"
@@ -91,12 +91,12 @@ public struct ControlReport: Sendable, CustomStringConvertible {
 final class SubscriberTap: Sendable {
     private final class Arrivals: Sendable {
         /// Every state line's arrival, and how many `arrival` has handed out.
-        let lines = Mutex<(all: [(at: ContinuousClock.Instant, state: String)], taken: Int)>(([], 0))
+        let lines = Mutex<(all: [(at: MonotonicClock.Instant, state: String)], taken: Int)>(([], 0))
     }
     private let arrivals = Arrivals()
     private let thread: PosixThread
 
-    init(path: String, clock: ContinuousClock, timeout: Duration) throws {
+    init(path: String, clock: MonotonicClock, timeout: Duration) throws {
         let connection = try LineConnection(path: path)
         try connection.send(ControlRequest.subscribe.line)
         _ = try connection.line(timeout: timeout)  // the current state
@@ -114,11 +114,11 @@ final class SubscriberTap: Sendable {
     func join() { thread.join() }
 
     /// When the next line showing `state` (after those already handed out) arrived.
-    func arrival(of state: String, timeout: Duration) async throws -> ContinuousClock.Instant {
-        let clock = ContinuousClock()
+    func arrival(of state: String, timeout: Duration) async throws -> MonotonicClock.Instant {
+        let clock = MonotonicClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
-            let hit = arrivals.lines.withLock { lines -> ContinuousClock.Instant? in
+            let hit = arrivals.lines.withLock { lines -> MonotonicClock.Instant? in
                 guard let index = lines.all[lines.taken...].firstIndex(where: { $0.state == state }) else { return nil }
                 lines.taken = index + 1
                 return lines.all[index].at

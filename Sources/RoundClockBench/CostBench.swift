@@ -1,3 +1,4 @@
+import Platform
 import RoundClockCore
 import RoundClockService
 import Simulation
@@ -42,10 +43,10 @@ public struct CostBench: Sendable {
 
     func measure(_ state: String, program: Program, start: Bool) async throws -> Row {
         let board = try await BenchBoard.make()
-        let clock = CountingClock(ContinuousClock())
+        let clock = CountingClock(MonotonicClock())
         let log = CommitLog()
         let anchor = clock.now
-        var controller = Controller<ContinuousClock.Instant>(program: program)
+        var controller = Controller<MonotonicClock.Instant>(program: program)
         if start { _ = controller.perform(.start, at: anchor) }
         // Count traffic from the initial face on: start-up and first picture are not running cost.
         _ = await board.show(controller.face(at: anchor, wallTime: SystemWallClock.now()))

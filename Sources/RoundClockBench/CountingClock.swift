@@ -1,3 +1,4 @@
+import Platform
 import RoundClockService
 import Synchronization
 
@@ -5,7 +6,7 @@ import Synchronization
 /// thread, every timed wait that did: `loopWoke`) (each is one wake-up of the
 /// sleeping loop), and how far past its deadline each returned (timer wake-up latency,
 /// without the work that follows). The render loop is generic over its clock, so wrapping
-/// `ContinuousClock` observes its wake-ups without touching its code.
+/// `MonotonicClock` observes its wake-ups without touching its code.
 public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Sendable, Base.Duration == Duration, Base.Instant: Sendable {
     public typealias Instant = Base.Instant
     public let base: Base
@@ -33,7 +34,7 @@ public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Senda
     public var overshoot: [Duration] { state.withLock { $0.overshoot } }
 }
 
-/// Wrapping `ContinuousClock` keeps the render loop on its own thread (`LoopThread`).
+/// Wrapping `MonotonicClock` keeps the render loop on its own thread (`LoopThread`).
 extension CountingClock: MonotonicDeadlineClock where Base: MonotonicDeadlineClock {
     public func monotonicReading(of instant: Instant) -> Duration? { base.monotonicReading(of: instant) }
     public func loopWoke(waitingFor deadline: Instant?) {

@@ -32,11 +32,11 @@ public struct GPIOSimButtons: Sendable {
     }
 
     /// The reader of `run`, on the two lines; each delivered edge is recorded, then posted.
-    func reader(clock: ContinuousClock, inbox: ButtonInbox<ContinuousClock.Instant>,
+    func reader(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>,
                 edges: EdgeLog) throws(SystemError) -> ButtonReader {
         let buttons: [Button: String] = [.start: "\(chip):\(startOffset)", .stop: "\(chip):\(stopOffset)"]
         return try ButtonReader(buttons: buttons, activeLow: true, bias: .pullUp,
-                                onFailure: { edges.record(failure: $0) }, clock: clock) { event in
+                                onFailure: { edges.record(failure: $0) }) { event in
             edges.record(KernelEdge(event: event, postedAt: clock.now))
             inbox.post(event)
         }
@@ -46,8 +46,8 @@ public struct GPIOSimButtons: Sendable {
 /// One edge as the reader delivered it (its instant is the kernel's timestamp on the
 /// loop's clock), and when the reader thread posted it into the inbox.
 struct KernelEdge: Sendable {
-    var event: ButtonEvent<ContinuousClock.Instant>
-    var postedAt: ContinuousClock.Instant
+    var event: ButtonEvent<MonotonicClock.Instant>
+    var postedAt: MonotonicClock.Instant
 }
 
 /// The edges the reader delivered and its failures, shared between its thread and the benchmark.

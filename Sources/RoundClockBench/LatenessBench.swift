@@ -1,10 +1,11 @@
+import Platform
 import RoundClockCore
 import RoundClockService
 
 /// `roundclock-bench lateness`: in one process and over the same period, three approaches
 /// each drive their own emulated board (three HT16K33 chips behind the real driver):
 ///
-/// - ours: the real `RenderLoop` on `ContinuousClock` (wrapped to count wake-ups), which
+/// - ours: the real `RenderLoop` on `MonotonicClock` (wrapped to count wake-ups), which
 ///   sleeps until the absolute instant of the next change;
 /// - A, `RefreshLoop`: a 60 Hz refresh redrawing from the same anchor;
 /// - B, `TickCounter`: a 1 s tick counter with one injected 1.2 s stall.
@@ -55,13 +56,13 @@ public struct LatenessBench: Sendable {
         let ours = try await BenchBoard.make(powerChecks: powerChecks), boardA = try await BenchBoard.make(powerChecks: powerChecks),
             boardB = try await BenchBoard.make(powerChecks: powerChecks)
         let timeline = Timeline(program: program, horizon: duration + .seconds(2))
-        let clock = CountingClock(ContinuousClock())
-        let plain = ContinuousClock()
+        let clock = CountingClock(MonotonicClock())
+        let plain = MonotonicClock()
         let oursLog = CommitLog(), logA = CommitLog(), logB = CommitLog()
         let cpuBefore = SystemInfo.cpuTime()
         let anchor = clock.now
         let end = anchor.advanced(by: duration)
-        var controller = Controller<ContinuousClock.Instant>(program: program)
+        var controller = Controller<MonotonicClock.Instant>(program: program)
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
         let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: ours), observer: oursLog, wallTime: { _ in wall }, stop: .at(end))
@@ -145,7 +146,7 @@ public struct LatenessReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         var lines = [
-            "lateness: \(program), \(fixed(micros(duration) / 1e6, 1)) s real time, ContinuousClock, emulated HT16K33 boards; load: "
+            "lateness: \(program), \(fixed(micros(duration) / 1e6, 1)) s real time, MonotonicClock, emulated HT16K33 boards; load: "
                 + (load ? "\(SystemInfo.processorCount()) busy threads" : "none") + (fifo.map { "; fifo: \($0)" } ?? ""),
             "before: \(machineBefore)",
             "after:  \(machineAfter)",

@@ -97,7 +97,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// (e.g. `simulate` starting the session at t = 0: the `start` action and the signals
     /// due at that instant), reported with the first turn's display attempt like any input's.
     ///
-    /// On a clock that places its instants on CLOCK_MONOTONIC (`ContinuousClock`), the loop
+    /// On a clock that places its instants on CLOCK_MONOTONIC (`MonotonicClock`), the loop
     /// runs on a thread of its own (`LoopThread`) and sleeps there in one timed wait on the
     /// absolute deadline, so a display change wakes one thread once. Other clocks
     /// (`VirtualClock`, test clocks) are slept on with their `sleep(until:)`.

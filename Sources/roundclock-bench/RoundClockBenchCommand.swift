@@ -13,17 +13,18 @@ import Glibc
 @main
 enum BenchEntry {
     /// Synchronous, as `roundclock`'s entry: the runs that stand for the `run` process
-    /// (`lateness --alone`, `cost`) first make one thread of ours Swift's global executor
-    /// as `run` does (`ConcurrencyTakeover`), so that their process-wide counts are the
-    /// service's; the side-by-side runs keep Swift's own pool for the baselines.
+    /// (`lateness --alone`, `cost`) prefer one thread of ours (`ProcessJobThread`) as `run`
+    /// does, so that their process-wide counts are the service's; the side-by-side runs keep
+    /// Swift's own pool for the baselines.
     static func main() {
         // Output piped into a reader that went away (`| head`) is a write error, not a kill.
         signal(SIGPIPE, SIG_IGN)
         let arguments = CommandLine.arguments.dropFirst()
+        var jobs: ProcessJobThread?
         if arguments.first == "cost" || (arguments.first == "lateness" && arguments.contains("--alone")) {
-            ConcurrencyTakeover.install()
+            jobs = try? ProcessJobThread()
         }
-        Task {
+        Task(executorPreference: jobs) {
             await RoundClockBenchCommand.main()
             exit(0)
         }

@@ -11,24 +11,27 @@ import Glibc
 /// anything else happens: an async `main` first parks the main thread in libdispatch's
 /// `dispatch_main`, whose sigsuspend(2) with an empty mask takes any pending signal by its
 /// default disposition before the first line of Swift code runs. Then the async command
-/// runs as a task on the global executor; for `run` that is one thread of ours
-/// (`ConcurrencyTakeover`), so libdispatch never starts its worker pool and the pool
-/// monitor's once-a-second wake-up with it. Nothing here runs on the main actor: after
-/// `dispatchMain` its queue would be drained by that pool.
+/// runs as a task; for `run` it prefers one thread of ours (`ProcessJobThread`), so the
+/// services, their actors and their child tasks run there and not on libdispatch's worker
+/// pool. Nothing here runs on the main actor: after `dispatchMain` its queue would be
+/// drained by that pool.
 @main
 enum Entry {
     static func main() {
         // A frames pipe (or stdout) whose reader went away is a write error, EPIPE (exit 74
         // for the frames file), not a kill by SIGPIPE in the middle of a round.
         signal(SIGPIPE, SIG_IGN)
+        var jobs: ProcessJobThread?
         if CommandLine.arguments.dropFirst().first == "run" {
-            do { try ShutdownSignals.install() } catch {
+            do {
+                try ShutdownSignals.install()
+                jobs = try ProcessJobThread()
+            } catch {
                 printError("\(error)")
                 exit(ExitStatus.software)
             }
-            ConcurrencyTakeover.install()
         }
-        Task {
+        Task(executorPreference: jobs) {
             await RoundClockCommand.main()
             exit(0)
         }

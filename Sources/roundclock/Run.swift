@@ -75,18 +75,18 @@ struct Run: AsyncParsableCommand {
             if virtual {
                 try await serveSimulated(setup, clock: VirtualClock(), logger: logger)
             } else {
-                try await serveSimulated(setup, clock: ContinuousClock(), logger: logger)
+                try await serveSimulated(setup, clock: MonotonicClock(), logger: logger)
             }
             return
         }
-        let clock = ContinuousClock()
+        let clock = MonotonicClock()
         let start = clock.now
         let devices: [LinuxI2CDevice]
-        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let inbox = ButtonInbox<MonotonicClock.Instant>()
         let hardware: Hardware
         do {
             devices = try setup.board.panels.map { try LinuxI2CDevice(bus: setup.board.i2cBus, address: $0.address) }
-            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, clock: clock, logger: logger)
+            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, logger: logger)
         } catch {
             printError("\(error)")
             throw ExitCode(ExitStatus.unavailable)

@@ -1,6 +1,7 @@
 import LinuxHardware
 import Logging
 import Panels
+import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
@@ -11,14 +12,14 @@ extension Run {
         let buttons: ButtonService?
         let buzzer: BuzzerService?
 
-        init(board: Board, config: Config, inbox: ButtonInbox<ContinuousClock.Instant>, clock: ContinuousClock, logger: Logger) throws {
+        init(board: Board, config: Config, inbox: ButtonInbox<MonotonicClock.Instant>, logger: Logger) throws {
             if board.buttons.isEmpty {
                 buttons = nil
             } else {
                 let reader = try ButtonReader(buttons: board.buttons, activeLow: board.buttonsActiveLow,
                                               bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
                                               lockout: config.buttons.debounce,
-                                              onFailure: { logger.error("\($0)") }, clock: clock, events: inbox.post)
+                                              onFailure: { logger.error("\($0)") }, events: inbox.post)
                 buttons = ButtonService(reader: reader)
             }
             var patterns: [Signal: Buzzer.Pattern] = [:]

@@ -61,7 +61,7 @@ struct Simulate: AsyncParsableCommand {
         do {
             summary = plan.virtual
                 ? try await plan.run(clock: VirtualClock(), decimals: 3)
-                : try await plan.run(clock: ContinuousClock(), decimals: 6)
+                : try await plan.run(clock: MonotonicClock(), decimals: 6)
         } catch let error as SystemError {
             printError(error.description)
             throw ExitCode(error.exitCode) // 73 EX_CANTCREAT, 74 EX_IOERR

@@ -55,6 +55,10 @@ import Testing
         let changes = framesAfter - framesBefore
         let names = Set(after.values.map(\.name))
         #expect(names.contains("roundclock-loop") && names.contains("roundclock-jobs"), "\(names)")
+        // Main, the loop, the jobs thread and one libdispatch thread for the signal source
+        // (no control socket, no buttons here): no worker pool.
+        let ours: Set = ["roundclock", "roundclock-loop", "roundclock-jobs"]
+        #expect(after.count <= 4 && after.values.filter { !ours.contains($0.name) }.count <= 1, "\(after.values.map(\.name))")
         var loop = 0, others = 0
         for (tid, now) in after {
             let switches = now.voluntary - (before[tid]?.voluntary ?? 0)

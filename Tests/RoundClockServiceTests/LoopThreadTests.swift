@@ -21,8 +21,8 @@ import TestSupport
 
     @Test func aPostedButtonCutsAFarSleepShort() async throws {
         let recorder = ThreadRecorder()
-        let clock = ContinuousClock()
-        let inbox = ButtonInbox<ContinuousClock.Instant>()
+        let clock = MonotonicClock()
+        let inbox = ButtonInbox<MonotonicClock.Instant>()
         let start = clock.now
         // Ready, no power checks: the only deadline is the stop instant, an hour away.
         let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(), observer: recorder,
@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func cancellationEndsTheLoopOnItsThread() async throws {
-        let clock = ContinuousClock()
+        let clock = MonotonicClock()
         let recorder = ThreadRecorder()
         let loop = RenderLoop(clock: clock, start: clock.now, display: quietBoard(), observer: recorder,
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
@@ -58,11 +58,11 @@ import TestSupport
         let writes = ThreadLog()
         let devices = simulatorPanels.map { ThreadNotingDevice(address: $0.address, writes: writes) }
         let display = BoardDisplay(specs: simulatorPanels, devices: devices, readBack: false, powerChecks: nil)
-        let clock = ContinuousClock()
+        let clock = MonotonicClock()
         let start = clock.now
         let loop = RenderLoop(clock: clock, start: start, display: display, observer: ThreadRecorder(),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(1))))
-        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(60)))
+        var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
         _ = await loop.run(controller)
         let names = writes.names
@@ -76,7 +76,7 @@ import TestSupport
         let start = clock.now
         let loop = RenderLoop(clock: clock, start: start, display: quietBoard(), observer: recorder,
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(5))))
-        var controller = Controller<ContinuousClock.Instant>(program: try Presets.countdown(.seconds(60)))
+        var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
         _ = await loop.run(controller)
         // The first wake-up (due at 1 s) was held back 1.3 s; the loop then waits for 3 s,
@@ -129,11 +129,11 @@ final class ThreadRecorder: LoopObserver {
     }
 }
 
-/// `ContinuousClock` whose loop thread is held back `hold` after its first timed wake-up
+/// `MonotonicClock` whose loop thread is held back `hold` after its first timed wake-up
 /// (a late wake-up, as a busy machine makes one), and which records every deadline waited for.
 final class HeldBackClock: MonotonicDeadlineClock {
-    typealias Instant = ContinuousClock.Instant
-    let base = ContinuousClock()
+    typealias Instant = MonotonicClock.Instant
+    let base = MonotonicClock()
     let hold: Duration
     private let state = Mutex((deadlines: [Instant?](), held: false))
 
