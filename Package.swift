@@ -72,11 +72,14 @@ let package = Package(
         // (device or path, operation, `Errno`), EINTR retried in one place, files opened
         // without ever blocking, small files read, the state file replaced durably, the boot
         // id and clocks a resume needs, the frames file written without blocking, sd_notify,
-        // the journal log handler, the shutdown signals' self-pipe.
+        // the journal log handler, the shutdown signals' signalfd, the event loop (epoll).
         .target(name: "Platform", dependencies: [
+            "CEventLoop",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // epoll, timerfd, eventfd and signalfd, which Glibc's Swift module does not export.
+        .systemLibrary(name: "CEventLoop"),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.

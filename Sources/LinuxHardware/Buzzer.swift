@@ -14,6 +14,8 @@ public actor Buzzer {
 
     private let line: any OutputLine
     private let clock: any Clock<Duration>
+    /// Where the pattern tasks prefer to run; nil: Swift's global executor.
+    private let executor: (any TaskExecutor)?
     private let patterns: [Signal: Pattern]
     private let onFailure: FailureHandler
     private var playing: Task<Void, Never>?
@@ -26,18 +28,20 @@ public actor Buzzer {
     private var level = false
     private var failing = false
 
-    /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off.
+    /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off. With `loop`, the
+    /// patterns run on that event loop: their steps wait on its timers and their tasks prefer it.
     public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Signal.defaultBuzzerPatterns,
-                onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
+                loop: EventLoop? = nil, onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
         let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
-        self.init(line: requested, patterns: patterns, clock: MonotonicClock(), onFailure: onFailure)
+        self.init(line: requested, patterns: patterns, clock: MonotonicClock(sleepingOn: loop), executor: loop, onFailure: onFailure)
     }
 
     init(line: sending any OutputLine, patterns: [Signal: Pattern], clock: any Clock<Duration>,
-         onFailure: @escaping FailureHandler) {
+         executor: (any TaskExecutor)? = nil, onFailure: @escaping FailureHandler) {
         self.line = line
         self.patterns = patterns
         self.clock = clock
+        self.executor = executor
         self.onFailure = onFailure
     }
 
@@ -48,7 +52,7 @@ public actor Buzzer {
         guard let pattern = patterns[signal], !pattern.isEmpty else { return }
         let mine = generation
         let clock = self.clock
-        playing = Task { await self.run(pattern, generation: mine, on: clock) }
+        playing = Task(executorPreference: executor) { await self.run(pattern, generation: mine, on: clock) }
     }
 
     /// Off now (shutdown); returns once the playing pattern's task and the one cut short

@@ -24,7 +24,13 @@ public struct MonotonicClock: Clock, Sendable {
         public var description: String { "monotonic \(reading)" }
     }
 
-    public init() {}
+    /// Where `sleep` waits: a timer on this event loop (no thread of Swift's runtime
+    /// involved), or, without one, Swift's suspending clock.
+    public let loop: EventLoop?
+
+    public init(sleepingOn loop: EventLoop? = nil) {
+        self.loop = loop
+    }
 
     public var now: Instant { Instant(reading: Self.read()) }
 
@@ -34,9 +40,15 @@ public struct MonotonicClock: Clock, Sendable {
         return .seconds(Int64(resolution.tv_sec)) + .nanoseconds(Int64(resolution.tv_nsec))
     }
 
-    /// Sleeps until `deadline` on Swift's suspending clock, which reads CLOCK_MONOTONIC on
-    /// Linux: the deadline is placed on it by its distance from now, read back to back.
+    /// Sleeps until `deadline`: on the event loop's timer, or on Swift's suspending clock,
+    /// which reads CLOCK_MONOTONIC on Linux (the deadline placed on it by its distance from
+    /// now, read back to back). Throws `CancellationError` when cancelled, as `Task.sleep` does.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        if let loop {
+            await loop.sleep(untilMonotonic: deadline.reading)
+            try Task.checkCancellation()
+            return
+        }
         let suspending = SuspendingClock()
         let target = suspending.now.advanced(by: now.duration(to: deadline))
         try await suspending.sleep(until: target, tolerance: tolerance)

@@ -1,4 +1,5 @@
 import ControlProtocol
+import Platform
 import RoundClockCore
 import Synchronization
 
@@ -10,13 +11,13 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
     private enum Sleeper {
         /// A sleep on the Swift clock, in a task of its own.
         case task(Task<Void, Never>)
-        /// A timed wait of the loop's own thread.
-        case thread(LoopThread)
+        /// A wait on the event loop (a timer at the deadline, if any).
+        case loop(OnceWaiter)
 
         func wake() {
             switch self {
             case .task(let task): task.cancel()
-            case .thread(let thread): thread.interrupt()
+            case .loop(let waiter): waiter.resume()
             }
         }
     }
@@ -84,21 +85,27 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
         state.withLock { $0.sleeper = nil }
     }
 
-    /// Waits on the loop's own thread until `deadline` (a CLOCK_MONOTONIC reading; nil:
-    /// until an event arrives); returns early as soon as an event is posted or the task
-    /// is cancelled. Must be called from a task running on `thread`.
-    func wait(untilMonotonic deadline: Duration?, on thread: LoopThread) async {
+    /// Waits on `loop` until `deadline` (a CLOCK_MONOTONIC reading: a timer on the loop;
+    /// nil: until an event arrives); returns early as soon as an event is posted or the task
+    /// is cancelled. Called from a task that prefers `loop` as its executor, so whichever
+    /// ends the wait resumes the task on the loop's thread.
+    func wait(untilMonotonic deadline: Duration?, on loop: EventLoop) async {
+        let waiter = OnceWaiter()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                thread.wait(until: deadline, continuation)
+                waiter.set(continuation)
+                if let deadline {
+                    let timer = loop.schedule(atMonotonic: deadline) { waiter.resume() }
+                    waiter.onResume { loop.cancel(timer) }
+                }
                 let pending = state.withLock { s -> Bool in
-                    if s.events.isEmpty { s.sleeper = .thread(thread); return false }
+                    if s.events.isEmpty { s.sleeper = .loop(waiter); return false }
                     return true
                 }
-                if pending { thread.interrupt() }
+                if pending { waiter.resume() }
             }
         } onCancel: {
-            thread.interrupt()
+            waiter.resume()
         }
         state.withLock { $0.sleeper = nil }
     }

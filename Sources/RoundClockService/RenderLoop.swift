@@ -1,5 +1,6 @@
 import ControlProtocol
 import Panels
+import Platform
 import RoundClockCore
 
 /// What the loop reports: committed frames, display attempts, buzzer signals, actions,
@@ -69,6 +70,9 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// turn's display commit, with the session, the `adopt` that made it (`nil` for any other
     /// change) and the turn's status: the control socket's `session` (`ControlStateObserver.share`).
     public let sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)?
+    /// The event loop whose thread runs the loop on a CLOCK_MONOTONIC clock (`run`'s, shared
+    /// with its other work); nil: one of its own for the loop's run.
+    public let eventLoop: EventLoop?
 
     public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
                 display: any FaceDisplay, observer: any LoopObserver,
@@ -77,7 +81,9 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 script: [ButtonEvent<C.Instant>] = [],
                 heartbeat: LoopHeartbeat<C.Instant>? = nil,
                 sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)? = nil,
-                sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil) {
+                sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil,
+                eventLoop: EventLoop? = nil) {
+        self.eventLoop = eventLoop
         self.clock = clock
         self.start = start
         self.inbox = inbox
@@ -98,19 +104,20 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// due at that instant), reported with the first turn's display attempt like any input's.
     ///
     /// On a clock that places its instants on CLOCK_MONOTONIC (`MonotonicClock`), the loop
-    /// runs on a thread of its own (`LoopThread`) and sleeps there in one timed wait on the
-    /// absolute deadline, so a display change wakes one thread once. Other clocks
-    /// (`VirtualClock`, test clocks) are slept on with their `sleep(until:)`.
+    /// runs on an event loop's thread (`eventLoop`, or one of its own named `LoopThread.name`)
+    /// and sleeps there in its epoll_wait, on a timerfd armed at the absolute deadline, so a
+    /// display change wakes one thread once. Other clocks (`VirtualClock`, test clocks) are
+    /// slept on with their `sleep(until:)`.
     @discardableResult
     public func run(_ initial: Controller<C.Instant>, pending: [Occurrence<C.Instant>] = []) async -> Controller<C.Instant> {
-        if let waits = ThreadWaits(clock), let thread = try? LoopThread() {
-            defer { thread.finish() }
-            return await withTaskExecutorPreference(thread) {
+        if let waits = ThreadWaits(clock), let loop = eventLoop ?? (try? EventLoop(name: LoopThread.name)) {
+            defer { if eventLoop == nil { loop.finish() } }
+            return await withTaskExecutorPreference(loop) {
                 await turns(initial, pending: pending) { deadline in
                     if let deadline, waits.reading(deadline) == nil {
                         await inbox.wait(until: deadline, on: clock)
                     } else {
-                        await inbox.wait(untilMonotonic: deadline.flatMap(waits.reading), on: thread)
+                        await inbox.wait(untilMonotonic: deadline.flatMap(waits.reading), on: loop)
                     }
                     waits.woke(deadline)
                 }
@@ -309,4 +316,10 @@ private struct ThreadWaits<Instant>: Sendable {
     private static func opened<K: MonotonicDeadlineClock>(_ clock: K) -> Any {
         ThreadWaits<K.Instant>(reading: { clock.monotonicReading(of: $0) }, woke: { clock.loopWoke(waitingFor: $0) })
     }
+}
+
+/// The render loop's thread: an `EventLoop` of this name.
+public enum LoopThread {
+    /// As `top -H` and /proc/PID/task/TID/comm show it (15 bytes at most).
+    public static let name = "roundclock-loop"
 }

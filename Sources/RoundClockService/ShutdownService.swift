@@ -8,9 +8,14 @@ extension ShutdownSignals {
     /// at a graceful shutdown that came from elsewhere (`--until`, a failed service).
     public struct Service: ServiceLifecycle.Service {
         public let logger: Logger
-        public init(logger: Logger) { self.logger = logger }
+        /// Where the signalfd is read.
+        public let loop: EventLoop
+        public init(logger: Logger, loop: EventLoop) {
+            self.logger = logger
+            self.loop = loop
+        }
         public func run() async throws {
-            guard let signal = await cancelWhenGracefulShutdown({ await ShutdownSignals.next() }) else { return }
+            guard let signal = await cancelWhenGracefulShutdown({ await ShutdownSignals.next(on: loop) }) else { return }
             logger.info("received \(ShutdownSignals.name(signal)); stopping")
         }
     }

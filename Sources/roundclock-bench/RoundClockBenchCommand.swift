@@ -13,16 +13,16 @@ import Glibc
 @main
 enum BenchEntry {
     /// Synchronous, as `roundclock`'s entry: the runs that stand for the `run` process
-    /// (`lateness --alone`, `cost`) prefer one thread of ours (`ProcessJobThread`) as `run`
-    /// does, so that their process-wide counts are the service's; the side-by-side runs keep
-    /// Swift's own pool for the baselines.
+    /// (`lateness --alone`, `cost`) prefer one event loop of ours (`bench-jobs`) as `run`
+    /// prefers its own, so that their process-wide counts are the service's; the side-by-side
+    /// runs keep Swift's own pool for the baselines.
     static func main() {
         // Output piped into a reader that went away (`| head`) is a write error, not a kill.
         signal(SIGPIPE, SIG_IGN)
         let arguments = CommandLine.arguments.dropFirst()
-        var jobs: ProcessJobThread?
+        var jobs: EventLoop?
         if arguments.first == "cost" || (arguments.first == "lateness" && arguments.contains("--alone")) {
-            jobs = try? ProcessJobThread()
+            jobs = try? EventLoop(name: "bench-jobs")
         }
         Task(executorPreference: jobs) {
             await RoundClockBenchCommand.main()

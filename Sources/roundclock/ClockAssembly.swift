@@ -43,6 +43,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     var persistence: Persistence? = nil
     /// Told the session on the loop's first turn and at every change (`RenderLoop.sessionShared`).
     var sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil
+    /// The event loop the render loop runs on (`run`'s); nil: one of its own.
+    var eventLoop: EventLoop? = nil
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
     /// signals due then are reported with the loop's first turn, as for a START press at t = 0.
     var autostart = false
@@ -91,7 +93,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
             clock: clock, start: start, inbox: inbox, display: Board(board: display), observer: Observers(members: observers),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
             script: presses.flatMap { $0.edges(from: start) },
-            heartbeat: heartbeat, sessionChanged: saveOnChange, sessionShared: sessionShared)
+            heartbeat: heartbeat, sessionChanged: saveOnChange, sessionShared: sessionShared, eventLoop: eventLoop)
         return Assembled(display: display, controller: controller, pending: pending, loop: loop, saver: saver)
     }
 

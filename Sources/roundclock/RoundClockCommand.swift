@@ -7,35 +7,40 @@ import RoundClockService
 import Glibc
 #endif
 
-/// The process entry, synchronous so that `run` catches SIGTERM/SIGINT/SIGHUP before
-/// anything else happens: an async `main` first parks the main thread in libdispatch's
+/// The process entry, synchronous so that `run` takes SIGTERM/SIGINT/SIGHUP before anything
+/// else happens: an async `main` first parks the main thread in libdispatch's
 /// `dispatch_main`, whose sigsuspend(2) with an empty mask takes any pending signal by its
-/// default disposition before the first line of Swift code runs. Then the async command
-/// runs as a task; for `run` it prefers one thread of ours (`ProcessJobThread`), so the
-/// services, their actors and their child tasks run there and not on libdispatch's worker
-/// pool. Nothing here runs on the main actor: after `dispatchMain` its queue would be
-/// drained by that pool.
+/// default disposition before the first line of Swift code runs. For `run` the signals are
+/// blocked and a signalfd opened first (`ShutdownSignals`), before any thread starts, then
+/// the clock's event loop (`Run.eventLoop`) is started and the command's task prefers it as
+/// its executor: the services, their actors, their child tasks and the render loop run on
+/// that one thread, not on libdispatch's worker pool, and the main thread stays parked with
+/// the signals blocked. Nothing here runs on the main actor: after `dispatchMain` its queue
+/// would be drained by that pool, and in `run` it is never drained.
 @main
 enum Entry {
     static func main() {
         // A frames pipe (or stdout) whose reader went away is a write error, EPIPE (exit 74
         // for the frames file), not a kill by SIGPIPE in the middle of a round.
         signal(SIGPIPE, SIG_IGN)
-        var jobs: ProcessJobThread?
+        var loop: EventLoop?
         if CommandLine.arguments.dropFirst().first == "run" {
             do {
                 try ShutdownSignals.install()
-                jobs = try ProcessJobThread()
+                loop = try Run.eventLoop.get()
             } catch {
                 printError("\(error)")
                 exit(ExitStatus.software)
             }
         }
-        Task(executorPreference: jobs) {
+        Task(executorPreference: loop) {
             await RoundClockCommand.main()
             exit(0)
         }
-        dispatchMain()
+        guard loop != nil else { dispatchMain() }
+        // `run`: parked with the shutdown signals still blocked (dispatch_main would
+        // unblock them in its sigsuspend); the command's task ends the process.
+        while true { pause() }
     }
 }
 

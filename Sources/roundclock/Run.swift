@@ -66,41 +66,46 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // SIGTERM/SIGINT/SIGHUP are caught since the process entry (Entry, ShutdownSignals):
-        // one before the service group runs waits in its pipe and stops it gracefully.
+        // SIGTERM/SIGINT/SIGHUP are blocked since the process entry (Entry, ShutdownSignals):
+        // one before the service group runs waits in the signalfd and stops it gracefully.
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
         let setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
+        let loop: EventLoop
+        do { loop = try Run.eventLoop.get() } catch {
+            printError("\(error)")
+            throw ExitCode(ExitStatus.software)
+        }
         if simulate {
             if virtual {
-                try await serveSimulated(setup, clock: VirtualClock(), logger: logger)
+                try await serveSimulated(setup, clock: VirtualClock(), loop: loop, logger: logger)
             } else {
-                try await serveSimulated(setup, clock: MonotonicClock(), logger: logger)
+                try await serveSimulated(setup, clock: MonotonicClock(sleepingOn: loop), loop: loop, logger: logger)
             }
             return
         }
-        let clock = MonotonicClock()
+        let clock = MonotonicClock(sleepingOn: loop)
         let start = clock.now
         let devices: [LinuxI2CDevice]
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let hardware: Hardware
         do {
             devices = try setup.board.panels.map { try LinuxI2CDevice(bus: setup.board.i2cBus, address: $0.address) }
-            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, logger: logger)
+            hardware = try Hardware(board: setup.board, config: setup.config, inbox: inbox, loop: loop, logger: logger)
         } catch {
             printError("\(error)")
             throw ExitCode(ExitStatus.unavailable)
         }
         try await serve(setup, clock: clock, start: start, board: HardwareBoard.self, devices: devices, readBack: session.frames != nil,
-                        hardware: hardware, inbox: inbox, logger: logger)
+                        hardware: hardware, inbox: inbox, loop: loop, logger: logger)
     }
 
     /// The board's panels as emulated chips below the real driver, buttons from `--events`,
     /// on `clock` (real or virtual time); everything else is `serve`, as on hardware.
-    private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, logger: Logger) async throws
+    private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, loop: EventLoop, logger: Logger) async throws
     where C.Duration == Duration, C.Instant: Sendable {
         try await serve(setup, clock: clock, start: clock.now, board: EmulatedBoard.self, devices: setup.board.emulatedChips(), readBack: true,
-                        hardware: nil, inbox: ButtonInbox(), logger: logger)
+                        hardware: nil, inbox: ButtonInbox(), loop: loop, logger: logger)
     }
 
     /// The service: the clock assembled (`ClockAssembly`: display, restored session,
@@ -109,7 +114,7 @@ struct Run: AsyncParsableCommand {
     /// and in virtual time alike.
     private func serve<C: Clock & Sendable, Board: ConcreteBoard>(
         _ setup: Setup, clock: C, start: C.Instant, board: Board.Type, devices: sending [Board.Device], readBack: Bool,
-        hardware: Hardware?, inbox: ButtonInbox<C.Instant>, logger: Logger
+        hardware: Hardware?, inbox: ButtonInbox<C.Instant>, loop: EventLoop, logger: Logger
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
         let notifier = SystemdNotifier.fromEnvironment()
         let recorder = setup.recorder
@@ -141,18 +146,18 @@ struct Run: AsyncParsableCommand {
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
             persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
-            sessionShared: sessionShared,
+            sessionShared: sessionShared, eventLoop: loop,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
-        let (loop, saver) = (assembled.loop, assembled.saver)
+        let (renderLoop, saver) = (assembled.loop, assembled.saver)
         let onShutdown = setup.config.onShutdown
-        let render = RenderService<C>(loop: loop, controller: assembled.controller) { final in
+        let render = RenderService<C>(loop: renderLoop, controller: assembled.controller) { final in
             try? notifier.stopping(status: "stopping")
             let now = clock.now
             _ = saver?.save(final.session, at: now)
             if onShutdown == .blank {
                 // Through the loop's display and observers: the frames file records it.
-                await loop.commit(final.face(at: now, wallTime: loop.wallTime(now)).blanked, status: final.status(at: now))
+                await renderLoop.commit(final.face(at: now, wallTime: renderLoop.wallTime(now)).blanked, status: final.status(at: now))
             }
         }
         // Graceful shutdown runs in reverse order: watchdog, control socket and buttons (no new input), the
@@ -163,7 +168,7 @@ struct Run: AsyncParsableCommand {
         if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
         if let control { services.append(.init(service: ControlService(server: control))) }
         // Last, so it is the first to stop: a caught signal ends it, and its end shuts the group down.
-        services.append(.init(service: ShutdownSignals.Service(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(.init(service: ShutdownSignals.Service(logger: logger, loop: loop), successTerminationBehavior: .gracefullyShutdownGroup))
         // Not in virtual time: its clock would let the feeder spin without ever sleeping.
         if !virtual, let timeout = SystemdNotifier.watchdogTimeoutFromEnvironment() {
             let feeder = WatchdogFeeder(clock: clock, interval: timeout / 2, heartbeat: heartbeat, notifier: notifier, logger: logger)
@@ -187,6 +192,12 @@ struct Run: AsyncParsableCommand {
         // systemd restarts the service (Restart=on-failure).
         if failed { throw ExitCode(ExitStatus.software) }
     }
+}
+
+extension Run {
+    /// The clock's one event loop (`roundclock-loop`): started by the process entry, after
+    /// the shutdown signals are blocked, before the command's task, which prefers it.
+    static let eventLoop = Result { () throws(SystemError) in try EventLoop(name: LoopThread.name) }
 }
 
 /// `run --frames-clock`: what the frames file's `t` counts (docs/command-line.md).

@@ -12,7 +12,7 @@ extension Run {
         let buttons: ButtonService?
         let buzzer: BuzzerService?
 
-        init(board: Board, config: Config, inbox: ButtonInbox<MonotonicClock.Instant>, logger: Logger) throws {
+        init(board: Board, config: Config, inbox: ButtonInbox<MonotonicClock.Instant>, loop: EventLoop, logger: Logger) throws {
             if board.buttons.isEmpty {
                 buttons = nil
             } else {
@@ -25,7 +25,7 @@ extension Run {
             var patterns: [Signal: Buzzer.Pattern] = [:]
             for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
             buzzer = try board.buzzer.map {
-                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns,
+                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns, loop: loop,
                                                  onFailure: { logger.error("buzzer: \($0)") }))
             }
         }
