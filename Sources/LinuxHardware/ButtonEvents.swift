@@ -3,9 +3,9 @@ import RoundClockCore
 
 extension ButtonReader {
     /// Requests each button's line (input, both edges, `bias`, active-low as wired) and
-    /// delivers each debounced edge to `events` as a `ButtonEvent` on the loop's `clock`:
+    /// delivers each debounced edge to `events` as a `ButtonEvent` of `MonotonicClock`:
     /// the kernel's CLOCK_MONOTONIC edge timestamp as the instant
-    /// (`monotonicInstant(ofKernelNanoseconds:)`). `events` runs on the reader thread.
+    /// (`monotonicInstant(ofKernelNanoseconds:)`). `events` runs on the event loop's thread.
     public convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
                             useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
                             events: @escaping @Sendable (ButtonEvent<MonotonicClock.Instant>) -> Void) throws(SystemError) {

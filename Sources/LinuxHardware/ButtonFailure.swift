@@ -5,15 +5,12 @@ import RoundClockCore
 public enum ButtonFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// This button's line failed; the button is ignored until the service restarts.
     case line(Button, SystemError)
-    /// poll(2) failed: the reader thread ended, no button works until the service restarts.
-    case reader(SystemError)
-    /// Every line failed (each reported as `.line`): the reader thread ended.
+    /// Every line failed (each reported as `.line`): the reader ended.
     case allLinesFailed(Int)
 
     public var description: String {
         switch self {
         case let .line(button, error): "button \(button.rawValue): \(error); ignored until restart"
-        case let .reader(error): "\(error); button reader stopped, no button works until restart"
         case let .allLinesFailed(count): "all \(count) button lines failed; button reader stopped"
         }
     }

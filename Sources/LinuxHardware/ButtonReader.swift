@@ -5,34 +5,36 @@ import Synchronization
 import Glibc
 #endif
 
-/// Reads button edges on its own thread with poll(2) on the lines' event fds, so the
-/// render loop is never blocked. Debounce without added latency: the first edge acts at
-/// once; further edges within the lockout window (default 30 ms) are chatter and are
-/// ignored; when the window closes the line is read once more, and if it settled on the
-/// other level that edge is delivered then. Failures go to `onFailure` as they happen:
-/// a line that fails (read error, or POLLERR/POLLHUP/POLLNVAL: its chip went away) is
-/// reported once and left alone, the others keep working; a poll(2) failure other than
-/// EINTR is reported and ends the thread.
+/// Reads button edges on the clock's event loop: each line's event fd is watched by its
+/// epoll, so an edge costs no thread of its own and the render loop, on the same thread, is
+/// never blocked by it. Debounce without added latency: the first edge acts at once;
+/// further edges within the lockout window (default 30 ms) are chatter and are ignored;
+/// when the window closes (a timer on the loop) the line is read once more, and if it
+/// settled on the other level that edge is delivered then. Failures go to `onFailure` as
+/// they happen: a line that fails (a read error, EPOLLERR/EPOLLHUP: its chip went away, or
+/// a descriptor epoll cannot watch) is reported once and left alone, the others keep working.
 public final class ButtonReader: @unchecked Sendable {
-    // @unchecked: the lines and the debounce state are touched only by the reader thread
-    // between start() and stop(); stop() joins the thread before anything else uses them.
-    // The thread handle and the wake pipe, which start() and stop() share with any
-    // thread, live in `control` behind a mutex; the reader thread gets its end of the
-    // pipe as an argument and never reads `control`.
+    // @unchecked: the lines are used only on the event loop's thread between start() and
+    // stop() (and for their first reading in start()); everything else is in `state`.
     public typealias Handler = @Sendable (_ button: Button, _ pressed: Bool, _ monotonicNanoseconds: UInt64) -> Void
     public typealias FailureHandler = @Sendable (ButtonFailure) -> Void
-    /// poll(2) over `fds` with a timeout in ms: the number ready, or -1 and errno.
-    typealias Poll = (_ fds: inout [pollfd], _ timeoutMilliseconds: Int32) -> (ready: Int32, errno: Int32)
 
     private let lines: [(button: Button, line: any InputLine)]
     private let lockoutNanoseconds: UInt64
     private let handler: Handler
     private let onFailure: FailureHandler
-    private let poll: Poll
-    private let control = Mutex<(thread: PosixThread?, wakeRead: Int32, wakeWrite: Int32)>((nil, -1, -1))
+
+    private struct Running {
+        var loop: EventLoop
+        var debouncers: [EdgeDebouncer]
+        var dead: [Bool]
+        var watches: [Int: EventLoop.Token] = [:]
+        var rechecks: [Int: EventLoop.Token] = [:]
+    }
+    private let state = Mutex<Running?>(nil)
 
     /// Requests each button's line: input, both edges, `bias`, active-low as wired. `run`
-    /// and the benchmark use `init(buttons:activeLow:bias:lockout:onFailure:clock:events:)`,
+    /// and the benchmark use `init(buttons:activeLow:bias:lockout:onFailure:events:)`,
     /// which hands this a `ButtonReader.events(placedBy:to:)` handler.
     convenience init(buttons: [Button: String], activeLow: Bool, bias: GPIOBias, lockout: Duration = .milliseconds(30),
                      useKernelDebounce: Bool = false, onFailure: @escaping FailureHandler = { _ in },
@@ -48,135 +50,149 @@ public final class ButtonReader: @unchecked Sendable {
         self.init(lines: requested, lockout: lockout, onFailure: onFailure, handler: handler)
     }
 
-    init(lines: [(Button, any InputLine)], lockout: Duration, poll: @escaping Poll = ButtonReader.systemPoll,
-         onFailure: @escaping FailureHandler, handler: @escaping Handler) {
+    init(lines: [(Button, any InputLine)], lockout: Duration, onFailure: @escaping FailureHandler, handler: @escaping Handler) {
         self.lines = lines.map { (button: $0.0, line: $0.1) }
         lockoutNanoseconds = lockout.clampedNanoseconds
-        self.poll = poll
         self.onFailure = onFailure
         (endedByFailure, endedContinuation) = AsyncStream.makeStream(of: ButtonFailure.self, bufferingPolicy: .bufferingNewest(1))
         self.handler = handler
     }
 
-    static func systemPoll(_ fds: inout [pollfd], _ timeout: Int32) -> (ready: Int32, errno: Int32) {
-        let ready = Glibc.poll(&fds, nfds_t(fds.count), timeout)
-        return (ready, ready < 0 ? errno : 0)
-    }
-
-    /// Yields once, and finishes, if the reader thread ends on its own (a poll(2) failure,
-    /// or every line failed): `ButtonService` then fails so systemd restarts the service.
+    /// Yields once, and finishes, when every line has failed: `ButtonService` then fails so
+    /// systemd restarts the service.
     public let endedByFailure: AsyncStream<ButtonFailure>
     private let endedContinuation: AsyncStream<ButtonFailure>.Continuation
 
-    /// Whether the reader thread was started and not yet stopped (it may have ended on
-    /// a poll failure; `stop()` still joins it).
-    public var isRunning: Bool { control.withLock { $0.thread != nil } }
+    /// Whether the reader was started and not yet stopped.
+    public var isRunning: Bool { state.withLock { $0 != nil } }
 
-    /// Starts the reader thread.
-    /// Starts the reader thread (once; a second call while it runs does nothing).
-    public func start() throws(SystemError) {
-        try control.withLock { (control) throws(SystemError) in
-            guard control.thread == nil else { return }
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else { throw SystemError(device: "button reader", operation: "pipe", errno: errno) }
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            let wakeRead = fds[0]
-            let thread: PosixThread
-            do throws(ThreadStartError) {
-                thread = try PosixThread.start(named: "button reader") { self.run(wakeRead: wakeRead) }
+    /// Reads each line's level, then watches the lines on `loop` (once; a second call while
+    /// it runs does nothing).
+    public func start(on loop: EventLoop) {
+        var failures: [(Int, SystemError)] = []
+        let started = state.withLock { running -> Bool in
+            guard running == nil else { return false }
+            var dead = [Bool](repeating: false, count: lines.count)
+            let debouncers: [EdgeDebouncer] = lines.indices.map { i in
+                var level = false
+                do throws(SystemError) { level = try lines[i].line.value() } catch {
+                    dead[i] = true
+                    failures.append((i, error))
+                }
+                return EdgeDebouncer(pressed: level, lockoutNanoseconds: lockoutNanoseconds)
+            }
+            running = Running(loop: loop, debouncers: debouncers, dead: dead)
+            return true
+        }
+        guard started else { return }
+        for (i, error) in failures { report(i, error) }
+        for i in lines.indices where !(state.withLock { $0?.dead[i] ?? true }) {
+            let line = lines[i].line
+            do throws(SystemError) {
+                let token = try loop.watch(line.eventFD, subject: "\(line)") { [weak self] events in self?.readable(i, events: events) }
+                state.withLock { $0?.watches[i] = token }
             } catch {
-                close(fds[0])
-                close(fds[1])
-                throw SystemError(device: error.name, operation: "pthread_create", errno: error.errno)
+                fail(i, SystemError(device: "\(line)", operation: "watch edge events", errno: error.errno))
             }
-            control = (thread, fds[0], fds[1])
         }
+        endIfAllFailed()
     }
 
-    /// Stops and joins the thread.
+    /// Stops watching the lines and cancels the pending re-reads; no handler runs after it
+    /// returns on the loop's thread (from elsewhere, one already running may finish).
     public func stop() {
-        control.withLock { control in
-            guard let thread = control.thread else { return }
-            var byte: UInt8 = 1
-            _ = write(control.wakeWrite, &byte, 1)
-            thread.join()
-            close(control.wakeRead)
-            close(control.wakeWrite)
-            control = (nil, -1, -1)
+        guard let running = state.withLock({ running -> Running? in
+            defer { running = nil }
+            return running
+        }) else { return }
+        for (i, token) in running.watches { running.loop.unwatch(lines[i].line.eventFD, token) }
+        for token in running.rechecks.values { running.loop.cancel(token) }
+    }
+
+    /// The loop found line `i`'s descriptor ready: read one edge (EPOLLIN), or fail the line
+    /// (EPOLLERR/EPOLLHUP without input: its chip went away).
+    private func readable(_ i: Int, events: EventLoop.Events) {
+        guard state.withLock({ $0.map { !$0.dead[i] } ?? false }) else { return }
+        if events.contains(.input) {
+            let event: (active: Bool, timestampNanoseconds: UInt64)
+            do throws(SystemError) { event = try lines[i].line.readEvent() } catch {
+                fail(i, error)
+                return
+            }
+            let deliver = state.withLock { running -> Bool in
+                guard running != nil else { return false }
+                let deliver = running!.debouncers[i].edge(pressed: event.active, at: event.timestampNanoseconds)
+                scheduleRecheck(i, &running!)
+                return deliver
+            }
+            if deliver { handler(lines[i].button, event.active, event.timestampNanoseconds) }
+        } else if !events.isDisjoint(with: [.error, .hangUp]) {
+            fail(i, Self.pollError(events, line: lines[i].line))
         }
     }
 
-    private func run(wakeRead: Int32) {
-        var dead = [Bool](repeating: false, count: lines.count)
-        func fail(_ i: Int, _ error: SystemError) {
-            guard !dead[i] else { return }
-            dead[i] = true
-            onFailure(.line(lines[i].button, error))
-        }
-        var state: [EdgeDebouncer] = lines.indices.map { i in
-            var level = false
-            do throws(SystemError) { level = try lines[i].line.value() } catch { fail(i, error) }
-            return EdgeDebouncer(pressed: level, lockoutNanoseconds: lockoutNanoseconds)
-        }
-        while true {
-            var pollfds = lines.indices.map { pollfd(fd: dead[$0] ? -1 : lines[$0].line.eventFD, events: Int16(POLLIN), revents: 0) }
-            pollfds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            let now = monotonicNanoseconds()
-            let nextRecheck = lines.indices.filter { !dead[$0] }.compactMap { state[$0].recheckAt }.min()
-            let timeout: Int32 = nextRecheck.map { $0 > now ? Int32(min(1000, ($0 - now) / 1_000_000 + 1)) : 0 } ?? -1
-            let polled = poll(&pollfds, timeout)
-            if polled.ready < 0 {
-                if polled.errno == EINTR { continue }
-                let names = lines.map { "\($0.button.rawValue) \($0.line)" }.joined(separator: ", ")
-                let failure = ButtonFailure.reader(SystemError(device: "button lines \(names)", operation: "poll", errno: polled.errno))
-                onFailure(failure)
-                endedContinuation.yield(failure)
-                endedContinuation.finish()
-                return
-            }
-            if pollfds[lines.count].revents != 0 { return }
-            for i in lines.indices where !dead[i] {
-                let revents = pollfds[i].revents
-                if revents & Int16(POLLIN) != 0 {
-                    do {
-                        let event = try lines[i].line.readEvent()
-                        if state[i].edge(pressed: event.active, at: event.timestampNanoseconds) {
-                            handler(lines[i].button, event.active, event.timestampNanoseconds)
-                        }
-                    } catch {
-                        fail(i, error)
-                    }
-                } else if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                    // Without this, poll(2) would return at once forever: a busy loop.
-                    fail(i, Self.pollError(revents, line: lines[i].line))
-                }
-            }
-            if !lines.isEmpty, dead.allSatisfy({ $0 }) {
-                // Nothing left to read (e.g. the GPIO chip was removed): end, so the
-                // service fails and is restarted, rather than idle without buttons.
-                endedContinuation.yield(.allLinesFailed(lines.count))
-                endedContinuation.finish()
-                return
-            }
-            let later = monotonicNanoseconds()
-            for i in lines.indices where !dead[i] && (state[i].recheckAt ?? .max) <= later {
-                do {
-                    let level = try lines[i].line.value()
-                    if state[i].settle(level: level, at: later) { handler(lines[i].button, level, later) }
-                } catch {
-                    fail(i, error)
-                }
-            }
+    /// With the state locked: a timer for line `i`'s re-read when its window closes, if it
+    /// saw chatter and none is pending.
+    private func scheduleRecheck(_ i: Int, _ running: inout Running) {
+        guard let at = running.debouncers[i].recheckAt, running.rechecks[i] == nil else { return }
+        running.rechecks[i] = running.loop.schedule(atMonotonic: .nanoseconds(Int64(clamping: at))) { [weak self] in
+            self?.recheck(i)
         }
     }
 
-    /// POLLNVAL (the fd is not open) as EBADF; POLLERR/POLLHUP (the GPIO chip was
-    /// removed) as ENODEV.
-    static func pollError(_ revents: Int16, line: any InputLine) -> SystemError {
-        let invalid = revents & Int16(POLLNVAL) != 0
-        let flags = [(POLLERR, "POLLERR"), (POLLHUP, "POLLHUP"), (POLLNVAL, "POLLNVAL")]
-            .filter { revents & Int16($0.0) != 0 }.map(\.1).joined(separator: "|")
-        return SystemError(device: "\(line)", operation: "poll edge events (\(flags))", errno: invalid ? EBADF : ENODEV)
+    /// Line `i`'s lockout window closed: read its level; deliver a change it settled to.
+    private func recheck(_ i: Int) {
+        guard state.withLock({ running -> Bool in
+            running?.rechecks[i] = nil
+            return running.map { !$0.dead[i] } ?? false
+        }) else { return }
+        let level: Bool
+        do throws(SystemError) { level = try lines[i].line.value() } catch {
+            fail(i, error)
+            return
+        }
+        let now = monotonicNanoseconds()
+        let deliver = state.withLock { running -> Bool in
+            guard running != nil else { return false }
+            let deliver = running!.debouncers[i].settle(level: level, at: now)
+            scheduleRecheck(i, &running!)
+            return deliver
+        }
+        if deliver { handler(lines[i].button, level, now) }
+    }
+
+    /// Line `i` failed: reported once, no longer watched (a level-triggered EPOLLERR would
+    /// otherwise come back at once forever).
+    private func fail(_ i: Int, _ error: SystemError) {
+        let unwatch = state.withLock { running -> (EventLoop, EventLoop.Token?)? in
+            guard running != nil, !running!.dead[i] else { return nil }
+            running!.dead[i] = true
+            defer { running!.watches[i] = nil }
+            return (running!.loop, running!.watches[i])
+        }
+        guard let (loop, token) = unwatch else { return }
+        if let token { loop.unwatch(lines[i].line.eventFD, token) }
+        report(i, error)
+        endIfAllFailed()
+    }
+
+    private func report(_ i: Int, _ error: SystemError) {
+        onFailure(.line(lines[i].button, error))
+    }
+
+    /// Nothing left to read (e.g. the GPIO chip was removed): end, so the service fails and
+    /// is restarted, rather than idle without buttons.
+    private func endIfAllFailed() {
+        guard !lines.isEmpty, state.withLock({ $0?.dead.allSatisfy { $0 } ?? false }) else { return }
+        endedContinuation.yield(.allLinesFailed(lines.count))
+        endedContinuation.finish()
+    }
+
+    /// EPOLLERR/EPOLLHUP (the GPIO chip was removed) as ENODEV, naming the flags.
+    static func pollError(_ events: EventLoop.Events, line: any InputLine) -> SystemError {
+        let flags = [(EventLoop.Events.error, "EPOLLERR"), (.hangUp, "EPOLLHUP")]
+            .filter { events.contains($0.0) }.map(\.1).joined(separator: "|")
+        return SystemError(device: "\(line)", operation: "wait for edge events (\(flags))", errno: ENODEV)
     }
 }
 

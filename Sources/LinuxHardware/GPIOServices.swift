@@ -1,17 +1,21 @@
+import Platform
 import RoundClockCore
 import ServiceLifecycle
 
-/// The buttons as a swift-service-lifecycle `Service`: `run()` starts the reader thread,
-/// waits for graceful shutdown (SIGTERM/SIGINT through the service group) or
-/// cancellation, then stops and joins the thread. A reader that cannot start (pipe(2),
-/// pthread_create(3)), or whose thread ends on its own (poll(2) failed, every line failed),
-/// fails the service with the error: `run` then exits non-zero and systemd restarts it.
+/// The buttons as a swift-service-lifecycle `Service`: `run()` starts the reader on the
+/// event loop, waits for graceful shutdown (SIGTERM/SIGINT through the service group) or
+/// cancellation, then stops it. A reader whose every line failed fails the service with the
+/// error: `run` then exits non-zero and systemd restarts it.
 public struct ButtonService: Service {
     public let reader: ButtonReader
-    public init(reader: ButtonReader) { self.reader = reader }
+    public let loop: EventLoop
+    public init(reader: ButtonReader, loop: EventLoop) {
+        self.reader = reader
+        self.loop = loop
+    }
 
     public func run() async throws {
-        try reader.start()
+        reader.start(on: loop)
         defer { reader.stop() }
         let ended = reader.endedByFailure
         let failure = await withTaskGroup(of: ButtonFailure?.self) { group in

@@ -1,7 +1,7 @@
 import Platform
 /// An input line with edge events, as the button reader uses it. In production a
-/// `RequestedLine` (libgpiod); in tests a pipe, so the reader thread can be driven and
-/// broken on purpose. Touched only by the reader thread.
+/// `RequestedLine` (libgpiod); in tests a pipe, so the reader can be driven and
+/// broken on purpose. Touched only on the event loop's thread.
 protocol InputLine: AnyObject, CustomStringConvertible {
     /// The fd poll(2) watches for edges (gpiod_line_event_get_fd /
     /// gpiod_line_request_get_fd): POLLIN when an edge is queued.

@@ -21,6 +21,18 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         fileprivate let value: UInt64
     }
 
+    /// What epoll reported for a watched descriptor (epoll_wait(2): EPOLLIN, EPOLLERR, EPOLLHUP).
+    public struct Events: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Ready to read.
+        public static let input = Events(rawValue: 0x001)
+        /// An error condition (always reported).
+        public static let error = Events(rawValue: 0x008)
+        /// Hang-up: the peer or the device went away (always reported).
+        public static let hangUp = Events(rawValue: 0x010)
+    }
+
     public let name: String
     private let epoll: Int32
     private let wakeFD: Int32
@@ -36,7 +48,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var work: [@Sendable () -> Void] = []
         /// Sorted by (deadline, token): the earliest first, equal deadlines in order of scheduling.
         var timers: [Timer] = []
-        var watches: [UInt64: @Sendable (UInt32) -> Void] = [:]
+        var watches: [UInt64: @Sendable (Events) -> Void] = [:]
         var nextToken: UInt64 = Self.firstToken
         /// The thread is in, or about to enter, epoll_wait: work from elsewhere must wake it.
         var sleeping = false
@@ -146,7 +158,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Calls `handler` on the loop's thread with the epoll events (EPOLLIN, EPOLLERR,
     /// EPOLLHUP) each time `fd` is ready to read, until `unwatch`. The caller keeps `fd`
     /// open until then; a level-triggered watch fires again while input is left unread.
-    public func watch(_ fd: Int32, subject: String, _ handler: @escaping @Sendable (_ events: UInt32) -> Void) throws(SystemError) -> Token {
+    public func watch(_ fd: Int32, subject: String, _ handler: @escaping @Sendable (_ events: Events) -> Void) throws(SystemError) -> Token {
         let token = state.withLock { s in
             let token = s.newToken()
             s.watches[token] = handler
@@ -259,7 +271,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                     state.withLock { $0.armedAt = nil }
                 default:
                     let handler = state.withLock { $0.watches[tokens[index]] }
-                    handler?(events[index])
+                    handler?(Events(rawValue: events[index]))
                 }
             }
         }

@@ -39,13 +39,16 @@ public struct ButtonBench: Sendable {
         let clock = MonotonicClock()
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let log = CommitLog()
-        let (loop, controller) = try await Self.countdownLoop(clock: clock, inbox: inbox, observer: log)
+        // As in `run`: the render loop and the button lines on one event loop.
+        let eventLoop = try EventLoop(name: LoopThread.name)
+        defer { eventLoop.finish() }
+        let (loop, controller) = try await Self.countdownLoop(clock: clock, inbox: inbox, observer: log, eventLoop: eventLoop)
         let anchor = loop.start
         let edges = EdgeLog()
         let reader = try gpioSim.map { sim throws(SystemError) -> ButtonReader in
             for button in [Button.start, .stop] { try sim.set(button, pressed: false) }
             let reader = try sim.reader(clock: clock, inbox: inbox, edges: edges)
-            try reader.start()
+            reader.start(on: eventLoop)
             return reader
         }
         defer { reader?.stop() }
@@ -90,7 +93,8 @@ public struct ButtonBench: Sendable {
 extension ButtonBench {
     /// The real render loop on an emulated board, a one-hour countdown started at its t = 0,
     /// reporting to `observer` (the `buttons` and `control` benchmarks).
-    static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any LoopObserver) async throws
+    static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any LoopObserver,
+                              eventLoop: EventLoop? = nil) async throws
         -> (RenderLoop<MonotonicClock>, Controller<MonotonicClock.Instant>) {
         let board = try await BenchBoard.make()
         let anchor = clock.now
@@ -98,7 +102,7 @@ extension ButtonBench {
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
         let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: observer,
-                              wallTime: { _ in wall }, stop: .never)
+                              wallTime: { _ in wall }, stop: .never, eventLoop: eventLoop)
         return (loop, controller)
     }
 }
@@ -114,7 +118,7 @@ public struct ButtonReport: Sendable, CustomStringConvertible {
     public var load = false
     /// nil: presses posted into the inbox; else where real edges came from.
     public var source: String?
-    /// Kernel edge timestamp -> the reader thread posted the event (gpio-sim only).
+    /// Kernel edge timestamp -> the reader posted the event (gpio-sim only).
     public var readerDelay: LatencySummary?
 
     public var description: String {
@@ -123,7 +127,7 @@ public struct ButtonReport: Sendable, CustomStringConvertible {
             + (source.map { " on \($0)" } ?? " posted into the inbox")
             + ", event instant -> display commit: p50 \(fixed(l.p50, 0)) µs, p99 \(fixed(l.p99, 0)) µs, max \(fixed(l.max, 0)) µs"
         if let r = readerDelay {
-            text += "\nof which kernel edge timestamp -> posted by the reader thread: p50 \(fixed(r.p50, 0)) µs, p99 \(fixed(r.p99, 0)) µs, max \(fixed(r.max, 0)) µs"
+            text += "\nof which kernel edge timestamp -> posted by the reader: p50 \(fixed(r.p50, 0)) µs, p99 \(fixed(r.p99, 0)) µs, max \(fixed(r.max, 0)) µs"
         }
         return text
     }

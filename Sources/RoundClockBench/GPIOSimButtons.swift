@@ -44,7 +44,7 @@ public struct GPIOSimButtons: Sendable {
 }
 
 /// One edge as the reader delivered it (its instant is the kernel's timestamp on the
-/// loop's clock), and when the reader thread posted it into the inbox.
+/// loop's clock), and when the reader posted it into the inbox.
 struct KernelEdge: Sendable {
     var event: ButtonEvent<MonotonicClock.Instant>
     var postedAt: MonotonicClock.Instant

@@ -20,7 +20,7 @@ extension Run {
                                               bias: GPIOBias(rawValue: board.buttonBias) ?? .pullUp,
                                               lockout: config.buttons.debounce,
                                               onFailure: { logger.error("\($0)") }, events: inbox.post)
-                buttons = ButtonService(reader: reader)
+                buttons = ButtonService(reader: reader, loop: loop)
             }
             var patterns: [Signal: Buzzer.Pattern] = [:]
             for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }

@@ -1,3 +1,4 @@
+import Platform
 import RoundClockCore
 import Synchronization
 import Testing
@@ -24,12 +25,14 @@ import TestSupport
         ])
     }
 
-    @Test func theReaderThreadDeliversEventsStampedWithTheLineTimestamp() async throws {
+    @Test func theReaderDeliversEventsStampedWithTheLineTimestamp() async throws {
         let start = PipeLine("start-line"), stop = PipeLine("stop-line")
         let events = Mutex([ButtonEvent<Instant>]())
         let reader = ButtonReader(lines: [(.start, start), (.stop, stop)], lockout: .zero, onFailure: { _ in },
                                   handler: ButtonReader.events(placedBy: Self.mapped, to: { event in events.withLock { $0.append(event) } }))
-        try reader.start()
+        let loop = try EventLoop(name: "test-delivery")
+        defer { loop.finish() }
+        reader.start(on: loop)
         defer { reader.stop() }
         let before = Self.mapped(monotonicNanoseconds())
         stop.send("p")

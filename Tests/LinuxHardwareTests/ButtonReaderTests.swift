@@ -10,16 +10,17 @@ import Testing
 import TestSupport
 @testable import LinuxHardware
 
-/// A button line made of a pipe, polled by the reader thread like a GPIO event fd. The
-/// test writes `p` (pressed), `r` (released) or `e` (that read fails with EIO).
+/// A button line made of a pipe, watched by the event loop like a GPIO event fd. The
+/// test writes `p` (pressed), `r` (released) or `e` (that read fails with EIO), or hangs
+/// up (EPOLLHUP, as a GPIO chip that went away).
 final class PipeLine: InputLine, @unchecked Sendable {
-    // @unchecked: `level` is touched only by the reader thread.
+    // @unchecked: `level` is touched only by the event loop's thread.
     let name: String
-    private let fds: [Int32]
+    private var fds: [Int32]
     private let notOpen: Int32?
     private var level = false
 
-    /// `broken`: the event fd is one that is not open (POLLNVAL), as after a bad close.
+    /// `broken`: the event fd is one that is not open (epoll refuses it: EBADF).
     init(_ name: String, broken: Bool = false) {
         self.name = name
         var fds: [Int32] = [-1, -1]
@@ -36,7 +37,13 @@ final class PipeLine: InputLine, @unchecked Sendable {
         }
     }
 
-    deinit { for fd in fds { close(fd) } }
+    deinit { for fd in fds where fd >= 0 { close(fd) } }
+
+    /// Closes the writing end: the reading end reports EPOLLHUP from now on.
+    func hangUp() {
+        close(fds[1])
+        fds[1] = -1
+    }
 
     var description: String { name }
     var eventFD: Int32 { notOpen ?? fds[0] }
@@ -58,21 +65,16 @@ final class PipeLine: InputLine, @unchecked Sendable {
     func value() throws(SystemError) -> Bool { level }
 }
 
-/// What the reader delivered, from its thread.
+/// What the reader delivered, from the event loop's thread.
 final class Seen: Sendable {
     struct Edge: Equatable { var button: Button; var pressed: Bool }
-    private let state = Mutex((edges: [Edge](), failures: [ButtonFailure](), polls: 0))
+    private let state = Mutex((edges: [Edge](), failures: [ButtonFailure]()))
     var edges: [Edge] { state.withLock { $0.edges } }
     var failures: [ButtonFailure] { state.withLock { $0.failures } }
-    var polls: Int { state.withLock { $0.polls } }
 
-    /// A reader on `lines` (no lockout) that records here; `poll` defaults to poll(2), counted.
-    func reader(_ lines: [(Button, PipeLine)], poll: ButtonReader.Poll? = nil) -> ButtonReader {
+    /// A reader on `lines` (no lockout) that records here.
+    func reader(_ lines: [(Button, PipeLine)]) -> ButtonReader {
         ButtonReader(lines: lines.map { ($0.0, $0.1 as any InputLine) }, lockout: .zero,
-                     poll: { fds, timeout in
-                         self.state.withLock { $0.polls += 1 }
-                         return (poll ?? ButtonReader.systemPoll)(&fds, timeout)
-                     },
                      onFailure: { failure in self.state.withLock { $0.failures.append(failure) } },
                      handler: { button, pressed, _ in self.state.withLock { $0.edges.append(Edge(button: button, pressed: pressed)) } })
     }
@@ -82,10 +84,18 @@ final class Seen: Sendable {
     typealias Edge = Seen.Edge
     let start = PipeLine("start-line"), stop = PipeLine("stop-line")
 
+    /// Each test's own event loop.
+    let loop: EventLoop
+
+    init() throws {
+        loop = try EventLoop(name: "test-buttons")
+    }
+
     @Test func aFailingLineIsReportedOnceAndTheOtherButtonsKeepWorking() async throws {
+        defer { loop.finish() }
         let seen = Seen()
         let reader = seen.reader([(.start, start), (.stop, stop)])
-        try reader.start()
+        reader.start(on: loop)
         defer { reader.stop() }
         start.send("p")
         #expect(await eventually { seen.edges == [Edge(button: .start, pressed: true)] })
@@ -100,75 +110,79 @@ final class Seen: Sendable {
         #expect(seen.failures.count == 1, "once per line")
     }
 
-    @Test func aLineWhoseFDIsNotOpenIsReportedInsteadOfSpunOn() async throws {
+    @Test func aLineWhoseFDIsNotOpenIsReportedAndTheOthersWork() async throws {
+        defer { loop.finish() }
         let seen = Seen()
         let broken = PipeLine("stop-line", broken: true)
         let reader = seen.reader([(.start, start), (.stop, broken)])
-        try reader.start()
+        reader.start(on: loop)
         defer { reader.stop() }
-        let expected = ButtonFailure.line(.stop, SystemError(device: "stop-line", operation: "poll edge events (POLLNVAL)", errno: EBADF))
+        let expected = ButtonFailure.line(.stop, SystemError(device: "stop-line", operation: "watch edge events", errno: EBADF))
         #expect(await eventually { seen.failures == [expected] })
         start.send("p")
         #expect(await eventually { seen.edges == [Edge(button: .start, pressed: true)] })
-        // One poll saw POLLNVAL, one waited for the press, at most one more is waiting now;
-        // polling the dead fd again would be a busy loop with thousands of polls by now.
-        #expect(seen.polls <= 3, "POLLNVAL returns at once: polling it again would be a busy loop (\(seen.polls) polls)")
     }
 
-    @Test func aPollFailureIsReportedAndEndsTheReader() async throws {
+    @Test func aLineThatHangsUpIsReportedOnceAndNeverWatchedAgain() async throws {
+        defer { loop.finish() }
         let seen = Seen()
-        let results = Mutex([(ready: Int32(-1), errno: EINTR), (ready: Int32(-1), errno: ENOMEM)])
-        let reader = seen.reader([(.start, start), (.stop, stop)]) { _, _ in
-            results.withLock { $0.isEmpty ? (0, 0) : $0.removeFirst() }
+        let reader = seen.reader([(.start, start), (.stop, stop)])
+        reader.start(on: loop)
+        defer { reader.stop() }
+        stop.hangUp()
+        let expected = ButtonFailure.line(.stop, SystemError(device: "stop-line", operation: "wait for edge events (EPOLLHUP)", errno: ENODEV))
+        #expect(await eventually { seen.failures == [expected] })
+        // A hang-up stays reported while the descriptor is watched: watched again, the loop
+        // would spin on it and the other line's edges would still come, but so would more
+        // failures. Edges in both directions round-trip through the loop meanwhile.
+        for level in ["p", "r", "p", "r"] {
+            let before = seen.edges.count
+            start.send(Character(level))
+            #expect(await eventually { seen.edges.count == before + 1 })
         }
-        try reader.start()
-        let expected = ButtonFailure.reader(SystemError(device: "button lines start start-line, stop stop-line", operation: "poll", errno: ENOMEM))
-        #expect(await eventually { seen.failures == [expected] }, "EINTR retried, ENOMEM reported")
-        #expect(expected.description.hasSuffix("Cannot allocate memory (errno 12); button reader stopped, no button works until restart"))
-        reader.stop() // joins the ended thread: no poll can follow
-        #expect(seen.polls == 2, "the thread ended after the failure")
-        #expect(!reader.isRunning)
+        #expect(seen.failures == [expected], "reported once")
     }
 
     @Test func buttonServiceReadsUntilGracefulShutdownThenStopsTheReader() async throws {
+        defer { loop.finish() }
         let seen = Seen()
         let reader = seen.reader([(.start, start)])
-        let group = ServiceGroup(services: [ButtonService(reader: reader)], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let group = ServiceGroup(services: [ButtonService(reader: reader, loop: loop)],
+                                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let running = Task { try await group.run() }
         start.send("p")
         #expect(await eventually { seen.edges.count == 1 }, "the service started the reader")
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(!reader.isRunning, "stopped and joined")
-        start.send("r") // the reader thread was joined: nobody can read this
+        #expect(!reader.isRunning, "stopped")
+        start.send("r")
+        // The loop still runs work (it is not stuck), and the line is no longer watched.
+        let alive = Mutex(false)
+        loop.execute { alive.withLock { $0 = true } }
+        #expect(await eventually { alive.withLock { $0 } })
         #expect(seen.edges == [Edge(button: .start, pressed: true)], "nothing is read after shutdown")
     }
 
-    @Test func aReaderEndedByAPollFailureFailsTheService() async throws {
-        let seen = Seen()
-        let reader = seen.reader([(.start, start)]) { _, _ in (-1, ENOMEM) }
-        let expected = ButtonFailure.reader(SystemError(device: "button lines start start-line", operation: "poll", errno: ENOMEM))
-        await #expect(throws: expected, "run exits non-zero, so systemd restarts the service") {
-            try await ButtonService(reader: reader).run()
-        }
-        #expect(!reader.isRunning, "joined")
-    }
-
     @Test func everyLineFailingFailsTheService() async throws {
+        defer { loop.finish() }
         let seen = Seen()
         let reader = seen.reader([(.start, start), (.stop, stop)])
-        let service = Task { try await ButtonService(reader: reader).run() }
+        let service = Task { [loop] in try await ButtonService(reader: reader, loop: loop).run() }
+        #expect(await eventually { reader.isRunning })
         start.send("e")
         stop.send("e")
-        await #expect(throws: ButtonFailure.allLinesFailed(2)) { try await service.value }
+        await #expect(throws: ButtonFailure.allLinesFailed(2), "run exits non-zero, so systemd restarts the service") {
+            try await service.value
+        }
         #expect(seen.failures.count == 2, "each line reported first")
         #expect(ButtonFailure.allLinesFailed(2).description == "all 2 button lines failed; button reader stopped")
     }
 
     @Test func buttonServiceCancelledStopsTheReader() async throws {
+        defer { loop.finish() }
         let seen = Seen()
         let reader = seen.reader([(.start, start)])
-        let running = Task { try await ButtonService(reader: reader).run() }
+        let running = Task { [loop] in try await ButtonService(reader: reader, loop: loop).run() }
         start.send("p")
         #expect(await eventually { seen.edges.count == 1 })
         running.cancel()

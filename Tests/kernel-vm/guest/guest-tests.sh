@@ -376,7 +376,7 @@ elif [ $HAVE_BIN = 1 ] && "$BENCH_BINARY" buttons --help 2>/dev/null | grep -q -
     rc=$?
     indent < "$ART/bench-buttons-gpio-sim.txt"
     summary=$(grep -m1 "^buttons: 40 presses on gpio-sim $CHIP lines 27 (STOP), 17 (START), kernel edge timestamps, event instant -> display commit: p50 " "$ART/bench-buttons-gpio-sim.txt")
-    [ $rc -eq 0 ] && [ -n "$summary" ] && grep -q "kernel edge timestamp -> posted by the reader thread: p50" "$ART/bench-buttons-gpio-sim.txt"
+    [ $rc -eq 0 ] && [ -n "$summary" ] && grep -q "kernel edge timestamp -> posted by the reader: p50" "$ART/bench-buttons-gpio-sim.txt"
     ok_if $? d1 "bench buttons on real edges: 40 gpio-sim presses, each read with its kernel timestamp and shown (exit $rc; ${summary#*display commit: })"
   fi
 elif [ $HAVE_BIN = 1 ]; then
