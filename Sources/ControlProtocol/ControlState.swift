@@ -19,6 +19,33 @@ public struct ControlState: Sendable, Hashable {
     /// The stored session (docs/control-protocol.md "The session"); `nil` only on lines of a
     /// clock that does not share it (written without the member).
     public var session: SessionShare?
+    /// Whether the clock keeps the session in its state directory; `nil` on lines of a clock
+    /// that keeps none (written without the member).
+    public var persistence: Persistence?
+
+    /// `{"on": true}`, or `{"on": false, "reason": "..."}` while the state directory cannot be
+    /// written (the reason names the file and the errno).
+    public struct Persistence: Sendable, Hashable {
+        public var on: Bool
+        public var reason: String?
+        public init(on: Bool, reason: String? = nil) {
+            self.on = on
+            self.reason = reason
+        }
+
+        public var json: JSONValue {
+            var members = [JSONMember("on", .bool(on))]
+            if let reason { members.append(JSONMember("reason", .string(reason))) }
+            return .object(members)
+        }
+
+        /// Reads the member; `nil` if `on` is not a boolean or `reason` not a string.
+        public static func parse(_ value: JSONValue) -> Persistence? {
+            guard case .bool(let on)? = value["on"] else { return nil }
+            guard let reason = value["reason"] else { return Persistence(on: on) }
+            return reason.string.map { Persistence(on: on, reason: $0) }
+        }
+    }
 
     public struct Panel: Sendable, Hashable {
         public var role: String
@@ -30,7 +57,7 @@ public struct ControlState: Sendable, Hashable {
     }
 
     public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel],
-                session: SessionShare? = nil) {
+                session: SessionShare? = nil, persistence: Persistence? = nil) {
         self.state = state
         self.phase = phase
         self.round = round
@@ -39,6 +66,7 @@ public struct ControlState: Sendable, Hashable {
         self.brightness = brightness
         self.panels = panels
         self.session = session
+        self.persistence = persistence
     }
 
     public var json: JSONValue {
@@ -49,6 +77,7 @@ public struct ControlState: Sendable, Hashable {
             JSONMember("panels", .object(panels.map { JSONMember($0.role, .string($0.text)) })),
         ]
         if let session { members.append(JSONMember("session", session.json())) }
+        if let persistence { members.append(JSONMember("persistence", persistence.json)) }
         return .object(members)
     }
 
@@ -56,7 +85,7 @@ public struct ControlState: Sendable, Hashable {
     public var line: String { json.encoded }
 
     /// Reads a state line (for clients); `nil` if it is not one (also when its `session`
-    /// is malformed: `SessionShare.parse` says why). Members it does not know, on the line or
+    /// or `persistence` is malformed: `SessionShare.parse` says why). Members it does not know, on the line or
     /// in its `session`, are ignored: a newer clock may add them (docs/control-protocol.md
     /// "Versioning").
     public static func parse(_ line: String) -> ControlState? {
@@ -76,7 +105,12 @@ public struct ControlState: Sendable, Hashable {
             guard let share = try? SessionShare.parse(known, withAdopted: true) else { return nil }
             session = share
         }
+        var persistence: Persistence?
+        if let value = value["persistence"] {
+            guard let read = Persistence.parse(value) else { return nil }
+            persistence = read
+        }
         return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness,
-                            panels: panels, session: session)
+                            panels: panels, session: session, persistence: persistence)
     }
 }

@@ -56,6 +56,32 @@ public enum DurableFiles {
         faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0
     }
 
+    /// Whether `directory` can take new files, changing nothing: `true` when it is a
+    /// directory this process can write (access(2) W_OK | X_OK), `false` when it is missing and
+    /// its nearest existing parent is one (`prepareDirectory` would create it). Throws what
+    /// stands in the way, naming the path and errno.
+    public static func checkDirectory(_ directory: String) throws(SystemError) -> Bool {
+        var path = directory
+        while true {
+            let type: FileType
+            do throws(SystemError) {
+                type = try SystemError.naming(path, "stat", .operationFirst) { try FilePath(path).stat().type }
+            } catch {
+                guard error.errno == ENOENT, path != "/", path != "." else { throw error }
+                let slash = path.lastIndex(of: "/")
+                path = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+                continue
+            }
+            guard type == .directory else {
+                throw SystemError(operation: "use", path: path, errno: ENOTDIR, reason: "not a directory")
+            }
+            guard access(path, W_OK | X_OK) == 0 else {
+                throw SystemError(operation: path == directory ? "write to directory" : "create directory in", path: path, errno: Glibc.errno)
+            }
+            return path == directory
+        }
+    }
+
     /// Makes sure `directory` exists and can take new files: creates it and any missing
     /// parents like `mkdir -p`, mode 0755 as systemd's `StateDirectory=` does
     /// (`StateDirectoryMode=` default), then checks it is a directory this process can write

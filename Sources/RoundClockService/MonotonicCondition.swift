@@ -4,8 +4,7 @@ import Glibc
 import Platform
 
 /// A pthread mutex with a condition variable that waits on CLOCK_MONOTONIC deadlines
-/// (`pthread_condattr_setclock`): the one blocking primitive of the threads that run Swift
-/// jobs outside libdispatch (`LoopThread`, `ProcessJobThread`).
+/// (`pthread_condattr_setclock`): what the worker thread (`BlockingWorker`) blocks in.
 final class MonotonicCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)

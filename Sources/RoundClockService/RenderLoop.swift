@@ -64,7 +64,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     /// Told what the loop is doing, for the systemd watchdog (`WatchdogFeeder`).
     public let heartbeat: LoopHeartbeat<C.Instant>?
     /// Called with the session after every turn in which an action changed it (persistence:
-    /// `StateSaver.save`). Not called for the passage of time.
+    /// a snapshot of the anchor here, the write on the worker). Not for the passage of time.
     public let sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
     /// Called on the first turn and on every turn that changed the session, before that
     /// turn's display commit, with the session, the `adopt` that made it (`nil` for any other

@@ -1,25 +1,46 @@
 import ArgumentParser
+import Platform
 import RoundClockConfig
+import RoundClockService
 
 /// `roundclock check-config [PATH]`: validates a configuration file and the board it names
 /// without touching any hardware. Exit 0 with a summary, or 78 (EX_CONFIG) with one message.
+/// The summary says, after the line on shutdown and resume, whether the state directory can
+/// be written; one that cannot is no error (the clock runs without keeping the session).
 struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Validate a configuration file (and its board file) without touching hardware.",
-        discussion: "Exits 0 and prints a summary, or exits 78 (EX_CONFIG) with one message naming the file, the line or key, the bad value and what is allowed.")
+        discussion: "Exits 0 and prints a summary, or exits 78 (EX_CONFIG) with one message naming the file, the line or key, the bad value and what is allowed. The summary's state: line says whether this user can write the state directory.")
 
     @Argument(help: "The configuration file.")
     var path: String = Config.defaultPath
+
+    @Option(help: "The state directory to check (default: $STATE_DIRECTORY or /var/lib/roundclock).")
+    var stateDir: String?
 
     func run() throws {
         do {
             let config = try Config.load(path)
             let board = try config.loadBoard()
-            print(config.summary(board: board))
+            var lines = config.summary(board: board).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let resume = lines.firstIndex { $0.hasPrefix("on shutdown: ") }.map { $0 + 1 } ?? lines.endIndex
+            lines.insert(Self.stateLine(StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory), at: resume)
+            print(lines.joined(separator: "\n"))
         } catch {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
+        }
+    }
+
+    /// `state: DIR writable`, `state: DIR missing; run creates it`, or `state: DIR not
+    /// writable (WHY): ...`; changes nothing.
+    static func stateLine(_ directory: String) -> String {
+        do throws(SystemError) {
+            return try DurableFiles.checkDirectory(directory)
+                ? "state: \(directory) writable" : "state: \(directory) missing; run creates it"
+        } catch {
+            return "state: \(directory) not writable (\(error)): the clock will run without keeping the session"
         }
     }
 }

@@ -57,6 +57,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         /// `--program` given: a saved session of another program is not resumed.
         var programGiven: Bool
         var logger: Logger
+        /// Told whether the session is kept, at start-up and at every change of it.
+        var report: @Sendable (ControlState.Persistence) -> Void = { _ in }
     }
 
     /// The parts, wired and ready to run.
@@ -66,8 +68,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         /// What `autostart` produced, for the loop's first turn.
         let pending: [Occurrence<C.Instant>]
         let loop: RenderLoop<C>
-        /// Keeps the session (`nil`: not kept), also at shutdown.
-        let saver: StateSaver?
+        /// Keeps the session (`nil`: not kept), also at shutdown (`finish`).
+        let persistence: StatePersistence?
     }
 
     /// Builds and starts the display over `devices` (one per panel, in the board's order;
@@ -80,21 +82,21 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
                                    brightness: config.brightness.level(at: wallTime(start)), readBack: readBack)
         for event in await display.start() { reportStartupEvent(event) }
         let saver = persistence.flatMap(stateSaver)
+        var kept: StatePersistence?
+        if let saver, let persistence {
+            kept = StatePersistence(saver: saver, report: persistence.report)
+            kept?.start()
+        }
         var controller = controller(restoringFrom: saver)
         let pending = autostart ? controller.perform(.start, at: start) : []
-        // The anchor is saved by its distance from `at`, measured against CLOCK_BOOTTIME and
-        // CLOCK_REALTIME readings taken in save: read the clock there too, not the turn's
-        // `now`, which lies before the display commit (the saved anchor would be late by it).
-        let clock = self.clock
-        let saveOnChange = saver.map { saver in
-            { @Sendable (session: Session<C.Instant>, _: C.Instant) in _ = saver.save(session, at: clock.now) }
-        }
+        // At a change the loop takes only the snapshot; the file is written on a worker thread.
+        let saveOnChange = kept?.sessionChanged(on: clock)
         let loop = RenderLoop<C>(
             clock: clock, start: start, inbox: inbox, display: Board(board: display), observer: Observers(members: observers),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
             script: presses.flatMap { $0.edges(from: start) },
             heartbeat: heartbeat, sessionChanged: saveOnChange, sessionShared: sessionShared, eventLoop: eventLoop)
-        return Assembled(display: display, controller: controller, pending: pending, loop: loop, saver: saver)
+        return Assembled(display: display, controller: controller, pending: pending, loop: loop, persistence: kept)
     }
 
     /// The controller with the program and the config's settings, holding the saved session

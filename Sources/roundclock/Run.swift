@@ -24,9 +24,10 @@ struct Run: AsyncParsableCommand {
         discussion: """
             Reads --config (default \(Config.defaultPath)); --board and --program override it. \
             Without a config file, --board FILE or --simulate run on built-in defaults; with neither it exits 64. \
-            A bad config exits 78 (EX_CONFIG); a state directory or frames file that cannot be created, 73. \
+            A bad config exits 78 (EX_CONFIG); a frames file that cannot be created, 73. \
             SIGTERM, SIGINT and SIGHUP stop it gracefully. \
-            The session is saved on every command and restored on start. \
+            The session is saved on every command and restored on start; \
+            a state directory that cannot be written is logged and the clock runs without keeping the session. \
             --simulate --virtual runs the same service in virtual time (needs --until or --events).
             """)
 
@@ -145,16 +146,18 @@ struct Run: AsyncParsableCommand {
             clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
-            persistence: setup.stateDirectory.map { .init(directory: $0, programGiven: setup.programGiven, logger: logger) },
+            persistence: setup.stateDirectory.map {
+                .init(directory: $0, programGiven: setup.programGiven, logger: logger, report: { controlState?.persistence($0) })
+            },
             sessionShared: sessionShared, eventLoop: loop,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
-        let (renderLoop, saver) = (assembled.loop, assembled.saver)
+        let (renderLoop, persistence) = (assembled.loop, assembled.persistence)
         let onShutdown = setup.config.onShutdown
         let render = RenderService<C>(loop: renderLoop, controller: assembled.controller) { final in
             try? notifier.stopping(status: "stopping")
             let now = clock.now
-            _ = saver?.save(final.session, at: now)
+            await persistence?.finish(final.session, at: now)
             if onShutdown == .blank {
                 // Through the loop's display and observers: the frames file records it.
                 await renderLoop.commit(final.face(at: now, wallTime: renderLoop.wallTime(now)).blanked, status: final.status(at: now))

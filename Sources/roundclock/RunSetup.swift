@@ -9,8 +9,9 @@ import Glibc
 #endif
 
 extension Run {
-    /// Everything checked; exits 78 on a bad config, 64 on bad options, 73 when the state
-    /// directory or the frames file cannot be created or written.
+    /// Everything checked; exits 78 on a bad config, 64 on bad options, 73 when the frames
+    /// file cannot be created or written. A state directory that cannot be written stops
+    /// nothing: the clock runs without keeping the session (`StatePersistence`).
     struct Setup {
         var config: Config
         var board: Board
@@ -21,7 +22,7 @@ extension Run {
         var presses: [ScriptedPress]
         /// `--wall-time`: the local wall time at the start of a simulated run.
         var startWall: WallTime?
-        /// Where the session is kept (created and checked writable), `nil`: not kept.
+        /// Where the session is kept, `nil`: not kept.
         var stateDirectory: String?
         /// `--frames`, opened (and truncated) before any device is touched.
         var recorder: FramesRecorder?
@@ -70,7 +71,7 @@ extension Run {
             let end = try until ?? virtualEnd(program: program, presses: presses)
             return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven,
                          until: end, presses: presses, startWall: startWall,
-                         stateDirectory: try preparedStateDirectory(),
+                         stateDirectory: stateDirectory(),
                          recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) })
         } catch let error as ConfigError {
             printError(error.description)
@@ -82,18 +83,11 @@ extension Run {
     }
 
     /// `--state-dir` (default `$STATE_DIRECTORY` or /var/lib/roundclock; with `--simulate`
-    /// none unless given), created like `mkdir -p` and checked writable: a session said to
-    /// be kept is kept, or `run` does not start (exit 73).
-    private func preparedStateDirectory() throws(ExitCode) -> String? {
+    /// none unless given). It is created and checked when the clock is assembled; one that
+    /// cannot be written is an error line, and the clock runs without keeping the session.
+    private func stateDirectory() -> String? {
         guard let directory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory()) else { return nil }
-        let store = StateStore(directory: directory)
-        do throws(SystemError) {
-            try store.prepareDirectory()
-        } catch {
-            printError("state directory: \(error)")
-            throw ExitCode(ExitStatus.cannotCreate)
-        }
-        return store.directory
+        return StateStore(directory: directory).directory
     }
 
     /// Without `--until`, a virtual run ends the program's length plus 1 s after the last

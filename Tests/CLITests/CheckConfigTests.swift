@@ -15,6 +15,28 @@ import Testing
         #expect(run.stderr.isEmpty)
     }
 
+    /// The summary's `state:` line, after the one on shutdown and resume: whether the state
+    /// directory can be written; one that cannot is no error (the clock runs without keeping
+    /// the session). Nothing is created.
+    @Test func theStateDirectoryIsChecked() async throws {
+        let config = Self.repository.appendingPathComponent("systemd/config.example.toml").path
+        let dir = temporaryFile("check-state")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/file", contents: Data())
+        for (stateDir, line) in [
+            (dir, "state: \(dir) writable"),
+            (dir + "/new/state", "state: \(dir)/new/state missing; run creates it"),
+            (dir + "/file/state", "state: \(dir)/file/state not writable (stat \(dir)/file/state: Not a directory (errno 20)): "
+                + "the clock will run without keeping the session"),
+        ] {
+            let run = try await CLIRun.run(["check-config", config, "--state-dir", stateDir])
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+            #expect(run.stdout.contains("; resume after reboot: yes\n\(line)\n"), "\(run.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/new"), "check-config creates nothing")
+    }
+
     @Test func badValueExits78WithOneLine() async throws {
         let path = temporaryFile("night.toml")
         try "[brightness]\nnight = 16\n".write(toFile: path, atomically: true, encoding: .utf8)

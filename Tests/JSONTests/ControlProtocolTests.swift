@@ -53,6 +53,27 @@ import Testing
         #expect(ControlState.parse(state.line) == state)
     }
 
+    /// `persistence` on a state line: written after the panels and the session, read back;
+    /// a line without it (an older clock, or one keeping no session) reads as before, a
+    /// malformed one is no state line, and members it does not know are ignored.
+    @Test func persistenceOnStateLines() {
+        let panels: [ControlState.Panel] = [.init(role: "time", text: " 2:58")]
+        var state = ControlState(state: "running", phase: "work", round: 1, rounds: 12, program: "boxing", brightness: 15, panels: panels,
+                                 persistence: .init(on: false, reason: "open /s/.state.tmp: Read-only file system (errno 30)"))
+        #expect(state.line == #"{"state": "running", "phase": "work", "round": 1, "rounds": 12, "program": "boxing", "brightness": 15, "#
+                + #""panels": {"time": " 2:58"}, "persistence": {"on": false, "reason": "open /s/.state.tmp: Read-only file system (errno 30)"}}"#)
+        #expect(ControlState.parse(state.line) == state)
+        state.persistence = .init(on: true)
+        #expect(state.line.hasSuffix(#""persistence": {"on": true}}"#))
+        #expect(ControlState.parse(state.line) == state)
+        let base = #"{"state": "ready", "phase": "prep", "round": 0, "rounds": 12, "program": "boxing", "brightness": 15, "panels": {}"#
+        #expect(ControlState.parse(base + "}")?.persistence == nil)
+        #expect(ControlState.parse(base + #", "persistence": {"on": true, "since": 5}}"#)?.persistence == .init(on: true))
+        for bad in [#"{"on": "yes"}"#, #"{"reason": "x"}"#, #"{"on": false, "reason": 30}"#, "true"] {
+            #expect(ControlState.parse(base + #", "persistence": "# + bad + "}") == nil, "\(bad)")
+        }
+    }
+
     /// The `version` reply: the protocol's number and the clock's version; a client reads it
     /// and ignores members it does not know; an `ok` reader takes it as `ok`.
     @Test func theVersionReply() {

@@ -86,7 +86,7 @@ public final class ControlHub: Sendable {
 
 /// Turns the loop's commits into display states for the hub: the status, the program,
 /// the brightness, each panel's text, in the board's order, and the shared session
-/// (`share`); publishes one when any of them changed. A session change that no commit
+/// (`share`) and whether it is kept (`persistence`); publishes one when any of them changed. A session change that no commit
 /// follows (an `adopt` of the session shown, a pause whose face stays) is published when the
 /// loop reports its action, right after the turn's commit.
 public final class ControlStateObserver: LoopObserver {
@@ -96,6 +96,7 @@ public final class ControlStateObserver: LoopObserver {
         var texts: [PanelRole: String] = [:]
         var state: ControlState?
         var session: SessionShare?
+        var persistence: ControlState.Persistence?
         /// The status of the turn that last changed the session.
         var status: Status?
     }
@@ -109,6 +110,16 @@ public final class ControlStateObserver: LoopObserver {
             $0.session = session
             $0.status = status
         }
+    }
+
+    /// Whether the session is kept, from now on (`StatePersistence`'s report: at start-up,
+    /// then from its worker thread); a change is published at once.
+    public func persistence(_ persistence: ControlState.Persistence) {
+        let changed = last.withLock { last -> ControlState? in
+            last.persistence = persistence
+            return last.state == nil ? nil : Self.state(&last, brightness: nil)
+        }
+        if let changed { hub.publish(changed) }
     }
 
     public func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
@@ -135,7 +146,8 @@ public final class ControlStateObserver: LoopObserver {
         let state = ControlState(
             state: status.state.rawValue, phase: status.phase.rawValue, round: status.round, rounds: status.rounds,
             program: status.program, brightness: brightness ?? last.state?.brightness ?? 0,
-            panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") }, session: last.session)
+            panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") }, session: last.session,
+            persistence: last.persistence)
         guard state != last.state else { return nil }
         last.state = state
         return state

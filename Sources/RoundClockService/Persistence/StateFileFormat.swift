@@ -93,6 +93,27 @@ public enum StateFileFormat {
         return session
     }
 
+    /// Checks that a decoded session's anchor is one a clock can have written (`decode` checks
+    /// each number on its own): both clocks are read together at the save, so
+    /// `saved_realtime_ns − anchor_realtime_ns` is the time since the anchor then. It is at
+    /// most `SessionAdoption.latestAnchorAhead` negative (an adopted group start), with
+    /// `elapsed_before_ns` within `SavedSession.longestElapsed`, and CLOCK_BOOTTIME at the save
+    /// (`anchor_boottime_ns` plus that time) is not negative. Anything else is corrupt and set
+    /// aside, never resumed as a round long over.
+    public static func checkAnchor(_ session: SavedSession) throws(StateFileError) {
+        guard let boottime = session.anchorBoottime, let realtime = session.anchorRealtime else { return }
+        let since = session.savedRealtime - realtime
+        guard since >= .zero - SessionAdoption.latestAnchorAhead else {
+            throw .corrupt("the anchor lies \((.zero - since).wholeNanoseconds) ns after the save; at most \(SessionAdoption.latestAnchorAhead.wholeNanoseconds) ns can be")
+        }
+        guard since + session.elapsedBefore <= SavedSession.longestElapsed else {
+            throw .corrupt("the anchor lies \(since.wholeNanoseconds) ns before the save, longer than a session can run")
+        }
+        guard boottime + since >= .zero else {
+            throw .corrupt("anchor_boottime_ns is \(boottime.wholeNanoseconds): CLOCK_BOOTTIME at the save would be negative")
+        }
+    }
+
     static func escape(_ s: String) -> String {
         var out = ""
         for c in s {

@@ -2,9 +2,10 @@ import Logging
 import Platform
 import RoundClockCore
 
-/// Persistence for the service: `save` after every command (every `Action` the loop
-/// reports), `restore` once at start-up. Never fatal: failures are logged and the clock
-/// keeps running.
+/// Persistence for the service: `restore` once at start-up, `snapshot` after every command
+/// (every `Action` the loop reports), written by `StatePersistence` on its worker thread;
+/// `save` snapshots and writes at once. Never fatal: failures are logged and the clock keeps
+/// running.
 public struct StateSaver: Sendable {
     public let store: StateStore
     public let readings: SystemReadings
@@ -21,8 +22,7 @@ public struct StateSaver: Sendable {
     /// whether it was written; a failure is logged as one error line.
     @discardableResult
     public func save<Instant>(_ session: Session<Instant>, at now: Instant) -> Bool {
-        let saved = SavedSession(session, at: now, bootID: readings.bootID,
-                                 boottime: readings.boottime(), realtime: readings.realtime())
+        let saved = snapshot(session, at: now)
         do {
             try store.save(saved)
             return true
@@ -32,11 +32,19 @@ public struct StateSaver: Sendable {
         }
     }
 
+    /// `session` as it is at `now`, with its anchor mapped through CLOCK_BOOTTIME and
+    /// CLOCK_REALTIME read now: what `save` writes. Reads clocks only, never the disk, so the
+    /// render loop takes it at the change and a write made later stores the same anchor.
+    public func snapshot<Instant>(_ session: Session<Instant>, at now: Instant) -> SavedSession {
+        SavedSession(session, at: now, bootID: readings.bootID, boottime: readings.boottime(), realtime: readings.realtime())
+    }
+
     /// Reads the state file and decides how the session comes back (see `ResumeDecision`).
     /// `resolve` maps the saved program name (preset, DSL line or custom name) to a program.
     /// No file → ready with `fallback`, outcome `nil`. A file that cannot be used — unreadable
-    /// (not a regular file, too large, not UTF-8), corrupt, foreign, out of range, or naming
-    /// an unknown program — is set aside with a warning, and it is ready with `fallback`.
+    /// (not a regular file, too large, not UTF-8), corrupt, foreign, out of range, with an
+    /// anchor no clock can have written (`StateFileFormat.checkAnchor`), or naming an unknown
+    /// program — is set aside with a warning, and it is ready with `fallback`.
     /// `now` is evaluated right before CLOCK_BOOTTIME and CLOCK_REALTIME are read, after the
     /// file was read and parsed, so the anchor is mapped through readings of one instant.
     public func restore<Instant>(now: @autoclosure () -> Instant, fallback: Program, resumeAfterReboot: Bool,
@@ -56,6 +64,7 @@ public struct StateSaver: Sendable {
         let program: Program
         do throws(StateFileError) {
             saved = try StateFileFormat.decode(text)
+            try StateFileFormat.checkAnchor(saved)
             guard let resolved = resolve(saved.program) else { throw .unknownProgram(saved.program) }
             program = resolved
         } catch {

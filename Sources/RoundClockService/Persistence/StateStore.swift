@@ -7,16 +7,27 @@ import RoundClockCore
 /// The state file in the state directory (`$STATE_DIRECTORY`, `/var/lib/roundclock` under
 /// systemd's `StateDirectory=roundclock`). One writer: the service.
 public struct StateStore: Sendable {
+    /// How a save reaches the disk: the text, the file's path, the temp path and the
+    /// directory. `durable` is `DurableFiles.writeAtomically`; tests hand in a slow or failing one.
+    public typealias DurableWrite = @Sendable (_ text: String, _ path: String, _ temp: String, _ directory: String) throws(SystemError) -> Void
+
     public let directory: String
     public static let fileName = "state"
     public var path: String { "\(directory)/\(Self.fileName)" }
     /// The temp file a write goes through; it never outlives a write.
     public var tempPath: String { "\(directory)/.\(Self.fileName).tmp" }
+    private let write: DurableWrite
 
-    public init(directory: String) {
+    /// Temp file, fsync, rename, fsync of the directory.
+    public static let durable: DurableWrite = { text, path, temp, directory throws(SystemError) in
+        try DurableFiles.writeAtomically(text, path: path, temp: temp, directory: directory)
+    }
+
+    public init(directory: String, write: @escaping DurableWrite = StateStore.durable) {
         var dir = directory
         while dir.count > 1, dir.hasSuffix("/") { dir.removeLast() }
         self.directory = dir
+        self.write = write
     }
 
     /// The directory systemd gives the service (`$STATE_DIRECTORY`, first entry), else
@@ -30,18 +41,19 @@ public struct StateStore: Sendable {
 
     /// Writes the session atomically (temp file, fsync, rename, fsync directory).
     public func save(_ saved: SavedSession) throws(SystemError) {
-        try DurableFiles.writeAtomically(StateFileFormat.encode(saved), path: path, temp: tempPath, directory: directory)
+        try write(StateFileFormat.encode(saved), path, tempPath, directory)
     }
 
-    /// The file's text, or `nil` when there is none (ENOENT). Anything else that keeps it
-    /// from being read — not a regular file (a FIFO, a directory, a symbolic link: it is
-    /// opened `O_NONBLOCK | O_NOFOLLOW`, never blocking), over 64 KiB, not UTF-8, an I/O
-    /// error — makes it unusable: the caller sets it aside.
+    /// The file's text, or `nil` when there is none (ENOENT; ENOTDIR: the directory is not
+    /// one, so nothing is in it). Anything else that keeps it from being read — not a
+    /// regular file (a FIFO, a directory, a symbolic link: it is opened `O_NONBLOCK |
+    /// O_NOFOLLOW`, never blocking), over 64 KiB, not UTF-8, an I/O error — makes it
+    /// unusable: the caller sets it aside.
     public func readText() throws(StateFileError) -> String? {
         do throws(SystemError) {
             return try SmallFiles.readText(path, followSymlinks: false)
         } catch {
-            if error.errno == ENOENT && error.operation == "open" { return nil }
+            if error.errno == ENOENT || error.errno == ENOTDIR, error.operation == "open" { return nil }
             throw .unreadable(error.reason ?? "\(error.operation): \(error.why)")
         }
     }
