@@ -19,13 +19,22 @@
 
 static inline int rc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
-// Watch `fd` for input (and errors and hang-ups, which epoll always reports) with `token`.
-static inline int rc_epoll_add(int epfd, int fd, uint64_t token) {
+// Watch `fd` with `token` for `events` (EPOLLIN, EPOLLOUT; errors and hang-ups are always
+// reported), or change what an already watched `fd` is watched for.
+static inline int rc_epoll_add(int epfd, int fd, uint64_t token, uint32_t events) {
     struct epoll_event event;
     memset(&event, 0, sizeof event);
-    event.events = EPOLLIN;
+    event.events = events;
     event.data.u64 = token;
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+static inline int rc_epoll_modify(int epfd, int fd, uint64_t token, uint32_t events) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
 }
 
 static inline int rc_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }

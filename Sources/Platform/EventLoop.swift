@@ -27,6 +27,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         /// Ready to read.
         public static let input = Events(rawValue: 0x001)
+        /// Ready to write (only reported when watched for).
+        public static let output = Events(rawValue: 0x004)
         /// An error condition (always reported).
         public static let error = Events(rawValue: 0x008)
         /// Hang-up: the peer or the device went away (always reported).
@@ -94,8 +96,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             throw error
         }
         do {
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, wakeFD, Self.wakeToken) }
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, timerFD, Self.timerToken) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, wakeFD, Self.wakeToken, Events.input.rawValue) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, timerFD, Self.timerToken, Events.input.rawValue) }
             try PosixThread.start(named: name) { self.serve() }.detach()
         } catch let error as SystemError {
             for fd in [epoll, wakeFD, timerFD] { close(fd) }
@@ -155,22 +157,29 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Calls `handler` on the loop's thread with the epoll events (EPOLLIN, EPOLLERR,
-    /// EPOLLHUP) each time `fd` is ready to read, until `unwatch`. The caller keeps `fd`
-    /// open until then; a level-triggered watch fires again while input is left unread.
-    public func watch(_ fd: Int32, subject: String, _ handler: @escaping @Sendable (_ events: Events) -> Void) throws(SystemError) -> Token {
+    /// Calls `handler` on the loop's thread with the epoll events each time `fd` is ready
+    /// for `interest` (or has an error or a hang-up, always reported), until `unwatch`. The
+    /// caller keeps `fd` open until then; a level-triggered watch fires again while input is
+    /// left unread.
+    public func watch(_ fd: Int32, subject: String, for interest: Events = .input,
+                      _ handler: @escaping @Sendable (_ events: Events) -> Void) throws(SystemError) -> Token {
         let token = state.withLock { s in
             let token = s.newToken()
             s.watches[token] = handler
             return token
         }
         do throws(SystemError) {
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, fd, token) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, fd, token, interest.rawValue) }
         } catch {
             _ = state.withLock { $0.watches.removeValue(forKey: token) }
             throw error
         }
         return Token(value: token)
+    }
+
+    /// Changes what a watched `fd` is watched for (empty: only errors and hang-ups).
+    public func modify(_ fd: Int32, _ token: Token, for interest: Events) throws(SystemError) {
+        try SystemError.check("event loop \(name)", "epoll_ctl", .subjectFirst) { rc_epoll_modify(epoll, fd, token.value, interest.rawValue) }
     }
 
     /// Stops watching `fd`; its handler is not called again, even for an event already taken.

@@ -41,10 +41,13 @@ public struct ControlBench: Sendable {
         logger.logLevel = .warning  // not the "control socket PATH" line
         let server = try ControlServer(path: path, hub: hub, logger: logger,
                                        checkProgram: { _ in nil }, post: { inbox.post($0, at: clock.now) })
-        let thread = try server.start()
-        defer { server.stop(); thread.join() }
+        // As in `run`: the render loop and the control socket on one event loop.
+        let eventLoop = try EventLoop(name: LoopThread.name)
+        defer { eventLoop.finish() }
+        try server.start(on: eventLoop)
+        defer { server.stop() }
         let (loop, controller) = try await ButtonBench.countdownLoop(
-            clock: clock, inbox: inbox, observer: Observers(members: [log, ControlStateObserver(hub: hub)]))
+            clock: clock, inbox: inbox, observer: Observers(members: [log, ControlStateObserver(hub: hub)]), eventLoop: eventLoop)
         let anchor = loop.start
         let task = Task { await loop.run(controller) }
         defer { task.cancel() }

@@ -169,7 +169,7 @@ struct Run: AsyncParsableCommand {
         if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
         services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
         if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
-        if let control { services.append(.init(service: ControlService(server: control))) }
+        if let control { services.append(.init(service: ControlService(server: control, loop: loop))) }
         // Last, so it is the first to stop: a caught signal ends it, and its end shuts the group down.
         services.append(.init(service: ShutdownSignals.Service(logger: logger, loop: loop), successTerminationBehavior: .gracefullyShutdownGroup))
         // Not in virtual time: its clock would let the feeder spin without ever sleeping.

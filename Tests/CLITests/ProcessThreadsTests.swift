@@ -26,11 +26,12 @@ import Testing
     }
 
     @Test func whileCountingOnlyTheLoopThreadWakesOncePerChange() async throws {
-        let frames = temporaryFile("threads.jsonl")
-        defer { try? FileManager.default.removeItem(atPath: frames) }
+        let frames = temporaryFile("threads.jsonl"), socket = temporaryFile("threads.sock")
+        defer { for path in [frames, socket] { try? FileManager.default.removeItem(atPath: path) } }
         let process = Process()
         process.executableURL = CLIRun.binary
-        process.arguments = ["run", "--simulate", "--program", "countdown:5:00", "--events", "0:start", "--frames", frames, "--until", "120"]
+        process.arguments = ["run", "--simulate", "--program", "countdown:5:00", "--events", "0:start", "--frames", frames,
+                             "--control", socket, "--until", "120"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -53,8 +54,8 @@ import Testing
         #expect(try await timeFrames(atLeast: framesBefore + 6), "the countdown goes on")
         let (after, framesAfter) = (try sample(process.processIdentifier), timeFrames())
         let changes = framesAfter - framesBefore
-        // Main (parked) and the event loop, nothing else: no control socket or buttons here,
-        // and no thread of libdispatch's (no worker pool, no signal source).
+        // Main (parked) and the event loop, nothing else: the control socket is served on the
+        // loop, and no thread of libdispatch's runs (no worker pool, no signal source).
         #expect(after.values.map(\.name).sorted() == ["roundclock", "roundclock-loop"], "\(after.values.map(\.name))")
         var loop = 0, others = 0
         for (tid, now) in after {

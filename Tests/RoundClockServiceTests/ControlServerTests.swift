@@ -17,13 +17,16 @@ import Testing
         let commands = Mutex<[ControlCommand]>([])
     }
 
-    /// A server on a socket in a fresh directory, its thread started; its log and what it posted.
-    static func started() throws -> (TempDir, LogLines, Posted, ControlServer, PosixThread) {
+    /// A server on a socket in a fresh directory, served on an event loop of its own; its log
+    /// and what it posted.
+    static func started() throws -> (TempDir, LogLines, Posted, ControlServer, EventLoop) {
         let dir = try TempDir(), logs = LogLines(), posted = Posted()
         let server = try ControlServer(path: "\(dir.path)/control.sock", hub: ControlHub(), logger: logs.logger(), clockVersion: "9.8.7-1",
                                        checkProgram: { $0 == "tabata" ? nil : "unknown program \($0)" },
                                        post: { command in posted.commands.withLock { $0.append(command) } })
-        return (dir, logs, posted, server, try server.start())
+        let loop = try EventLoop(name: "test-control")
+        try server.start(on: loop)
+        return (dir, logs, posted, server, loop)
     }
 
     static func state(_ n: Int) -> ControlState {
@@ -32,13 +35,13 @@ import Testing
     }
 
     @Test func aSubscriberThatStopsReadingIsDroppedWhileAReadingOneGetsEveryState() async throws {
-        let (dir, logs, _, server, thread) = try Self.started()
+        let (dir, logs, _, server, loop) = try Self.started()
         defer { dir.remove() }
         let stalled = try LineConnection(path: server.path)
         try stalled.send(#"{"command": "subscribe"}"#)
         let reader = try LineConnection(path: server.path)
         try reader.send(#"{"command": "subscribe"}"#)
-        // Both are subscribed once the hub counts them (the server thread does it).
+        // Both are subscribed once the hub counts them (the server does it, on its loop).
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(30))
         while server.hub.subscriberCount < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
@@ -69,14 +72,14 @@ import Testing
         #expect(lines < 5000)
         #expect(logs.all.contains { $0.contains("subscriber fell behind") && $0.contains("dropped") }, "\(logs.all)")
         server.stop()
-        thread.join()
+        loop.finish()
         #expect(!FileManager.default.fileExists(atPath: server.path), "socket file removed")
     }
 
     @Test func commandsArePostedAndAnswered() async throws {
-        let (dir, _, posted, server, thread) = try Self.started()
+        let (dir, _, posted, server, loop) = try Self.started()
         defer { dir.remove() }
-        defer { server.stop(); thread.join() }
+        defer { server.stop(); loop.finish() }
         let client = try LineConnection(path: server.path)
         #expect(try client.request(#"{"command": "hold-stop"}"#) == #"{"ok": true}"#)
         #expect(try client.request(#"{"command": "program", "program": "tabata"}"#) == #"{"ok": true}"#)
@@ -91,9 +94,9 @@ import Testing
     /// `version` is answered at once with the protocol's number and the version the server
     /// was given, on any connection, a subscribed one too; nothing goes to the render loop.
     @Test func versionIsAnsweredWithTheProtocolAndTheClockVersion() async throws {
-        let (dir, _, posted, server, thread) = try Self.started()
+        let (dir, _, posted, server, loop) = try Self.started()
         defer { dir.remove() }
-        defer { server.stop(); thread.join() }
+        defer { server.stop(); loop.finish() }
         let client = try LineConnection(path: server.path)
         #expect(try client.request(#"{"command": "version"}"#) == #"{"ok": true, "protocol": 1, "clock": "9.8.7-1"}"#)
         #expect(try client.request(#"{"command": "version", "x": 1}"#) == #"{"ok": false, "error": "unknown member \"x\" for \"version\""}"#)
@@ -107,9 +110,9 @@ import Testing
     /// `echo '{"command": "subscribe"}' | socat ...` and `printf '{"command": "stop"}' | nc -NU ...`:
     /// the client closes its sending side after the request.
     @Test func aClientThatClosesItsSendingSideIsStillAnsweredAndFed() async throws {
-        let (dir, _, posted, server, thread) = try Self.started()
+        let (dir, _, posted, server, loop) = try Self.started()
         defer { dir.remove() }
-        defer { server.stop(); thread.join() }
+        defer { server.stop(); loop.finish() }
         let oneShot = try LineConnection(path: server.path)
         try oneShot.send(Array(#"{"command": "stop"}"#.utf8), newline: false)
         shutdown(oneShot.fd, Int32(SHUT_WR))
@@ -129,9 +132,9 @@ import Testing
     /// not read while 128 KiB of them wait: it is throttled, not dropped, and gets
     /// every reply once it reads; another client is answered meanwhile.
     @Test func aClientThatDoesNotReadItsRepliesIsThrottledNotDropped() async throws {
-        let (dir, _, posted, server, thread) = try Self.started()
+        let (dir, _, posted, server, loop) = try Self.started()
         defer { dir.remove() }
-        defer { server.stop(); thread.join() }
+        defer { server.stop(); loop.finish() }
         let flooding = try LineConnection(path: server.path)
         nonisolated(unsafe) let sender = flooding  // sends on its thread, read below
         let requests = 20_000

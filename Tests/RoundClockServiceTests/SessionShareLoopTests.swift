@@ -39,7 +39,7 @@ import Testing
         #expect(times.dropFirst().first.map { $0.0 == .milliseconds(500) && $0.1 == " 0:39" } == true, "\(times)")
         #expect(final.session.state(at: clock.now) == .paused && final.session.elapsedBefore == .milliseconds(23_500))
 
-        let (states, _, adoptsApplied) = hub.take()
+        let (states, adoptsApplied) = hub.take()
         #expect(adoptsApplied == 1)
         var echoed = share
         echoed.adopted = 5

@@ -6,19 +6,19 @@ import Synchronization
 
 /// Where the render loop's thread leaves display states for the control socket's thread:
 /// the current one (for a new subscriber) and, while anyone subscribes, each new one in a
-/// queue, then a wake-up of the socket thread's poll(2) (one eventfd write(2)). Nothing
-/// here waits for the socket thread or for a client: a commit is never delayed by them.
+/// queue, then a wake-up of the server's handler on the event loop (one write(2) to a pipe
+/// its epoll watches; it runs after the render loop's turn). Nothing here waits for the
+/// server or for a client: a commit is never delayed by them.
 public final class ControlHub: Sendable {
-    /// States not yet taken by the socket thread, at most this many (the oldest go first:
-    /// only a socket thread stalled for this many display changes loses any).
+    /// States not yet taken by the server, at most this many (the oldest go first:
+    /// only a server stalled for this many display changes loses any).
     static let queueLimit = 1024
 
     private struct Shared {
         var current: ControlState?
         var queued: [ControlState] = []
         var subscribers = 0
-        var stopping = false
-        /// `adopt` commands the loop has carried out since the socket thread last looked.
+        /// `adopt` commands the loop has carried out since the server last looked.
         var adoptsApplied = 0
     }
     private let shared = Mutex(Shared())
@@ -46,7 +46,7 @@ public final class ControlHub: Sendable {
     /// The state of the last display change.
     var current: ControlState? { shared.withLock { $0.current } }
 
-    /// The current state, and from now on every new one is queued (socket thread).
+    /// The current state, and from now on every new one is queued (server).
     func subscribe() -> ControlState? {
         shared.withLock { s in
             s.subscribers += 1
@@ -59,7 +59,7 @@ public final class ControlHub: Sendable {
     }
 
     /// The loop carried out the oldest `adopt` not yet answered (render loop thread): the
-    /// socket thread answers its client `{"ok": true}`, after the state lines before it.
+    /// server answers its client `{"ok": true}`, after the state lines before it.
     public func adoptApplied() {
         shared.withLock { $0.adoptsApplied += 1 }
         wake.signal()
@@ -67,20 +67,14 @@ public final class ControlHub: Sendable {
 
     /// The states published since the last call, oldest first, whether to stop, and how many
     /// `adopt`s were carried out since.
-    func take() -> (states: [ControlState], stopping: Bool, adoptsApplied: Int) {
+    func take() -> (states: [ControlState], adoptsApplied: Int) {
         shared.withLock { s in
             defer {
                 s.queued.removeAll(keepingCapacity: true)
                 s.adoptsApplied = 0
             }
-            return (s.queued, s.stopping, s.adoptsApplied)
+            return (s.queued, s.adoptsApplied)
         }
-    }
-
-    /// Asks the socket thread to close everything and end.
-    func stop() {
-        shared.withLock { $0.stopping = true }
-        wake.signal()
     }
 }
 

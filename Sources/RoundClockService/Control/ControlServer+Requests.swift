@@ -7,7 +7,7 @@ import Synchronization
 
 extension ControlServer {
     /// Reads what `client` sent (up to 4 chunks a turn, so one flooding client cannot hold
-    /// the thread), answering each complete line; the end of its stream ends it once its
+    /// the loop), answering each complete line; the end of its stream ends it once its
     /// replies are sent. On an error, its descriptor is closed and set to -1.
     func read(_ client: inout ControlClient, chunk: inout [UInt8]) {
         for _ in 0..<4 {
@@ -85,19 +85,20 @@ extension ControlServer {
     }
 
     /// Answers `{"ok": true}` to the clients of the `count` oldest `adopt`s, now carried out
-    /// (a client gone since is skipped); one whose socket fails is added to `dropped`.
-    func answerAdopts(_ count: Int, clients: inout [ControlClient], dropped: inout [Int]) {
+    /// (a client gone since is skipped).
+    func answerAdopts(_ count: Int, _ c: inout Connections) {
         let ids = waitingAdopts.withLock { waiting -> ArraySlice<Int> in
             let done = waiting.prefix(count)
             waiting.removeFirst(done.count)
             return done
         }
         for id in ids {
-            guard let index = clients.firstIndex(where: { $0.id == id && $0.fd >= 0 }) else { continue }
-            clients[index].adoptsWaiting -= 1
-            clients[index].queue(ControlReply.ok.line)
-            flush(&clients[index])
-            if clients[index].fd < 0 || clients[index].done { dropped.append(index) }
+            guard var client = c.clients[id], client.fd >= 0 else { continue }
+            client.adoptsWaiting -= 1
+            client.queue(ControlReply.ok.line)
+            flush(&client)
+            c.clients[id] = client
+            settle(id, &c, drop: client.fd < 0 || client.done)
         }
     }
 

@@ -6,12 +6,13 @@ import Logging
 import Platform
 import Synchronization
 
-/// The control socket's server (docs/control-protocol.md): one thread of its own, blocked in
-/// poll(2) on the listening socket, the clients and the hub's eventfd; never the render
-/// loop's thread. A request line is parsed here and its command handed to `post` (the
-/// render loop's inbox, as a button press is), then answered with one reply line. Every
-/// socket is non-blocking, so no client can stall the thread; a subscriber that does not
-/// read its state lines is dropped once `ControlLimits.maxPendingBytes` are waiting.
+/// The control socket's server (docs/control-protocol.md), on the clock's event loop: the
+/// listening socket, each client and the hub's wake-up descriptor are watched by its epoll,
+/// and their handlers run on its thread between the render loop's turns. A request line is
+/// parsed here and its command handed to `post` (the render loop's inbox, as a button press
+/// is), then answered with one reply line. Every socket is non-blocking and a turn reads at
+/// most a few chunks of one client, so no client can stall the loop; a subscriber that does
+/// not read its state lines is dropped once `ControlLimits.maxPendingBytes` are waiting.
 public final class ControlServer: Sendable {
     public let path: String
     let listener: Int32
@@ -29,6 +30,20 @@ public final class ControlServer: Sendable {
     let waitingAdopts = Mutex<[Int]>([])
     /// The `version` reply: the protocol's version and the clock program's (`clockVersion`).
     let version: ControlVersion
+
+    /// The connections, touched by the loop's handlers (and by `stop`).
+    struct Connections {
+        var loop: EventLoop?
+        var clients: [Int: ControlClient] = [:]
+        var watches: [Int: (token: EventLoop.Token, interest: EventLoop.Events)] = [:]
+        var listenerWatch: EventLoop.Token?
+        var wakeWatch: EventLoop.Token?
+        var nextID = 1
+        var refusing = false
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        var stopped = false
+    }
+    let connections = Mutex(Connections())
 
     /// Listens at `path` (a stale socket replaced), mode 0660, group `ControlLimits.group`
     /// when it exists (if it cannot be given that group, logged: the clock runs on).
@@ -56,107 +71,141 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// Starts the server's thread; it runs until `stop`, then closes every socket and
-    /// removes the socket file.
-    public func start() throws(ThreadStartError) -> PosixThread {
-        try PosixThread.start(named: "roundclock-ctl") { self.serve() }
+    /// Watches the listening socket and the hub on `loop` until `stop`.
+    public func start(on loop: EventLoop) throws(SystemError) {
+        let listenerWatch = try loop.watch(listener, subject: "control socket \(path)") { [weak self] _ in self?.acceptAll() }
+        let wakeWatch: EventLoop.Token
+        do {
+            wakeWatch = try loop.watch(hub.wake.fd, subject: "control socket \(path)") { [weak self] _ in self?.hubChanged() }
+        } catch {
+            loop.unwatch(listener, listenerWatch)
+            throw error
+        }
+        connections.withLock { c in
+            c.loop = loop
+            c.listenerWatch = listenerWatch
+            c.wakeWatch = wakeWatch
+        }
     }
 
-    /// Asks the thread to end (join the thread returned by `start` to wait for it).
-    public func stop() { hub.stop() }
-
-    private func serve() {
-        var clients: [ControlClient] = []
-        var nextID = 1
-        var refusing = false
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        defer {
-            for client in clients { close(client.fd) }
+    /// Stops watching, closes every connection and the listening socket, and removes the
+    /// socket file (once).
+    public func stop() {
+        connections.withLock { c in
+            guard !c.stopped else { return }
+            c.stopped = true
+            if let loop = c.loop {
+                if let token = c.listenerWatch { loop.unwatch(listener, token) }
+                if let token = c.wakeWatch { loop.unwatch(hub.wake.fd, token) }
+            }
+            for id in Array(c.clients.keys) { drop(id, &c) }
             close(listener)
             unlink(path)
         }
-        while true {
-            var fds = [pollfd(fd: hub.wake.fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            for client in clients {
-                var events: Int32 = 0
-                if !client.closing, client.pending < ControlLimits.maxPendingBytes / 2 { events |= POLLIN }
-                if client.pending > 0 { events |= POLLOUT }
-                fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
-            }
-            do {
-                _ = try pollDescriptors(&fds, timeout: -1, subject: "control socket \(path)")
-            } catch {
-                logger.error("\(error); control socket closed")
-                return
-            }
-            // Clients first: `fds` numbers them as they were before this turn's changes.
-            var dropped: [Int] = []
-            for index in clients.indices {
-                let revents = Int32(fds[index + 2].revents)
-                if revents & (POLLIN | POLLHUP | POLLERR) != 0, !clients[index].closing {
-                    read(&clients[index], chunk: &chunk)
-                }
-                if clients[index].pending > 0, revents & (POLLOUT | POLLERR | POLLHUP) != 0 || clients[index].closing {
-                    flush(&clients[index])
-                }
-                // A client that closed its sending side is done once its replies are out, unless
-                // it subscribed (`socat` half-closes after its request): then until it hangs up.
-                let client = clients[index]
-                let hungUp = client.closing && revents & (POLLHUP | POLLERR) != 0
-                if client.fd < 0 || hungUp || client.done { dropped.append(index) }
-            }
-            var adoptsApplied = 0
-            if fds[0].revents != 0 {
-                hub.wake.clear()
-                let taken = hub.take()
-                if taken.stopping { return }
-                let states = taken.states
-                adoptsApplied = taken.adoptsApplied
-                let lines = states.map(\.line)
-                for index in clients.indices where clients[index].subscribed && clients[index].fd >= 0 {
-                    for line in lines { clients[index].queue(line) }
-                    if clients[index].pending > ControlLimits.maxPendingBytes {
-                        logger.warning("control client \(clients[index].id): subscriber fell behind (\(clients[index].pending) bytes unsent); dropped")
-                        dropped.append(index)
-                    } else {
-                        flush(&clients[index])
-                        if clients[index].fd < 0 { dropped.append(index) }
-                    }
-                }
-            }
-            if adoptsApplied > 0 { answerAdopts(adoptsApplied, clients: &clients, dropped: &dropped) }
-            for index in Set(dropped).sorted(by: >) {
-                if clients[index].fd >= 0 { close(clients[index].fd) }
-                if clients[index].subscribed { hub.unsubscribe() }
-                clients.remove(at: index)
-            }
-            if fds[1].revents != 0 { accept(into: &clients, nextID: &nextID, refusing: &refusing) }
+    }
+
+    /// A client's socket is ready (or hung up): read its requests, send what it has pending,
+    /// let it go when it is done.
+    private func clientReady(_ id: Int, _ events: EventLoop.Events) {
+        connections.withLock { c in
+            guard !c.stopped, var client = c.clients[id] else { return }
+            if !events.isDisjoint(with: [.input, .hangUp, .error]), !client.closing { read(&client, chunk: &c.chunk) }
+            if client.pending > 0, !events.isDisjoint(with: [.output, .hangUp, .error]) || client.closing { flush(&client) }
+            // A client that closed its sending side is done once its replies are out, unless
+            // it subscribed (`socat` half-closes after its request): then until it hangs up.
+            let hungUp = client.closing && !events.isDisjoint(with: [.hangUp, .error])
+            c.clients[id] = client
+            settle(id, &c, drop: client.fd < 0 || hungUp || client.done)
         }
     }
 
-    private func accept(into clients: inout [ControlClient], nextID: inout Int, refusing: inout Bool) {
-        while true {
-            let fd: Int32
-            do {
-                guard let accepted = try UnixSocket.accept(listener, path: path) else { return }
-                fd = accepted
-            } catch {
-                // EMFILE and the like: log, and let poll(2) report the listener again.
-                logger.error("\(error)")
-                return
+    /// The render loop published states (or carried out `adopt`s): queue them to the subscribers.
+    private func hubChanged() {
+        hub.wake.clear()
+        let taken = hub.take()
+        let lines = taken.states.map(\.line)
+        connections.withLock { c in
+            guard !c.stopped else { return }
+            for id in c.clients.keys.sorted() {
+                guard var client = c.clients[id], client.subscribed, client.fd >= 0 else { continue }
+                for line in lines { client.queue(line) }
+                if client.pending > ControlLimits.maxPendingBytes {
+                    logger.warning("control client \(id): subscriber fell behind (\(client.pending) bytes unsent); dropped")
+                    c.clients[id] = client
+                    drop(id, &c)
+                    continue
+                }
+                flush(&client)
+                c.clients[id] = client
+                settle(id, &c, drop: client.fd < 0)
             }
-            guard clients.count < ControlLimits.maxClients else {
-                let refusal = Array((ControlReply.failed("too many clients (at most \(ControlLimits.maxClients))").line + "\n").utf8)
-                _ = try? UnixSocket.send(fd, refusal[...], subject: path)
-                close(fd)
-                if !refusing { logger.warning("control socket: \(ControlLimits.maxClients) clients connected; refusing more") }
-                refusing = true
-                continue
+            if taken.adoptsApplied > 0 { answerAdopts(taken.adoptsApplied, &c) }
+        }
+    }
+
+    /// After a client's turn: drop it, or watch it for what it waits for now (input while
+    /// it sends and is not too far behind, output while something is pending).
+    func settle(_ id: Int, _ c: inout Connections, drop shouldDrop: Bool) {
+        guard let client = c.clients[id], !shouldDrop else {
+            drop(id, &c)
+            return
+        }
+        var interest: EventLoop.Events = []
+        if !client.closing, client.pending < ControlLimits.maxPendingBytes / 2 { interest.insert(.input) }
+        if client.pending > 0 { interest.insert(.output) }
+        guard let loop = c.loop, let watch = c.watches[id], watch.interest != interest else { return }
+        do {
+            try loop.modify(client.fd, watch.token, for: interest)
+            c.watches[id] = (watch.token, interest)
+        } catch {
+            logger.info("\(error); control client \(id) closed")
+            drop(id, &c)
+        }
+    }
+
+    /// Stops watching client `id`, closes its socket and forgets it.
+    func drop(_ id: Int, _ c: inout Connections) {
+        guard let client = c.clients.removeValue(forKey: id) else { return }
+        if let watch = c.watches.removeValue(forKey: id), let loop = c.loop, client.fd >= 0 {
+            loop.unwatch(client.fd, watch.token)
+        }
+        if client.fd >= 0 { close(client.fd) }
+        if client.subscribed { hub.unsubscribe() }
+    }
+
+    private func acceptAll() {
+        connections.withLock { c in
+            guard !c.stopped, let loop = c.loop else { return }
+            while true {
+                let fd: Int32
+                do {
+                    guard let accepted = try UnixSocket.accept(listener, path: path) else { return }
+                    fd = accepted
+                } catch {
+                    // EMFILE and the like: log, and let epoll report the listener again.
+                    logger.error("\(error)")
+                    return
+                }
+                guard c.clients.count < ControlLimits.maxClients else {
+                    let refusal = Array((ControlReply.failed("too many clients (at most \(ControlLimits.maxClients))").line + "\n").utf8)
+                    _ = try? UnixSocket.send(fd, refusal[...], subject: path)
+                    close(fd)
+                    if !c.refusing { logger.warning("control socket: \(ControlLimits.maxClients) clients connected; refusing more") }
+                    c.refusing = true
+                    continue
+                }
+                c.refusing = false
+                let id = c.nextID
+                c.nextID += 1
+                do {
+                    let token = try loop.watch(fd, subject: "control client \(id)") { [weak self] events in self?.clientReady(id, events) }
+                    c.clients[id] = ControlClient(fd: fd, id: id)
+                    c.watches[id] = (token, .input)
+                } catch {
+                    logger.error("\(error)")
+                    close(fd)
+                }
             }
-            refusing = false
-            clients.append(ControlClient(fd: fd, id: nextID))
-            nextID += 1
         }
     }
 }
