@@ -20,21 +20,13 @@
 static inline int rc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 // Watch `fd` with `token` for `events` (EPOLLIN, EPOLLOUT; errors and hang-ups are always
-// reported), or change what an already watched `fd` is watched for.
-static inline int rc_epoll_add(int epfd, int fd, uint64_t token, uint32_t events) {
+// reported); with `modify`, change what an already watched `fd` is watched for.
+static inline int rc_epoll_watch(int epfd, int fd, uint64_t token, uint32_t events, int modify) {
     struct epoll_event event;
     memset(&event, 0, sizeof event);
     event.events = events;
     event.data.u64 = token;
-    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
-}
-
-static inline int rc_epoll_modify(int epfd, int fd, uint64_t token, uint32_t events) {
-    struct epoll_event event;
-    memset(&event, 0, sizeof event);
-    event.events = events;
-    event.data.u64 = token;
-    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
+    return epoll_ctl(epfd, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
 }
 
 static inline int rc_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }

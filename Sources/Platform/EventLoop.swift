@@ -96,8 +96,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             throw error
         }
         do {
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, wakeFD, Self.wakeToken, Events.input.rawValue) }
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, timerFD, Self.timerToken, Events.input.rawValue) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_watch(epoll, wakeFD, Self.wakeToken, Events.input.rawValue, 0) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_watch(epoll, timerFD, Self.timerToken, Events.input.rawValue, 0) }
             try PosixThread.start(named: name) { self.serve() }.detach()
         } catch let error as SystemError {
             for fd in [epoll, wakeFD, timerFD] { close(fd) }
@@ -169,7 +169,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             return token
         }
         do throws(SystemError) {
-            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_add(epoll, fd, token, interest.rawValue) }
+            try SystemError.check(subject, "epoll_ctl", .subjectFirst) { rc_epoll_watch(epoll, fd, token, interest.rawValue, 0) }
         } catch {
             _ = state.withLock { $0.watches.removeValue(forKey: token) }
             throw error
@@ -179,7 +179,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Changes what a watched `fd` is watched for (empty: only errors and hang-ups).
     public func modify(_ fd: Int32, _ token: Token, for interest: Events) throws(SystemError) {
-        try SystemError.check("event loop \(name)", "epoll_ctl", .subjectFirst) { rc_epoll_modify(epoll, fd, token.value, interest.rawValue) }
+        try SystemError.check("event loop \(name)", "epoll_ctl", .subjectFirst) { rc_epoll_watch(epoll, fd, token.value, interest.rawValue, 1) }
     }
 
     /// Stops watching `fd`; its handler is not called again, even for an event already taken.
