@@ -27,18 +27,18 @@ let package = Package(
     products: [
         .executable(name: "roundclock", targets: ["roundclock"]),
         .executable(name: "roundclock-bench", targets: ["roundclock-bench"]),
-        .library(name: "RoundClockCore", targets: ["RoundClockCore"]),
-        .library(name: "RoundClockService", targets: ["RoundClockService"]),
         // The control socket's wire contract, for clients such as roundclock-gateway.
         .library(name: "ControlProtocol", targets: ["ControlProtocol"]),
         .library(name: "JSON", targets: ["JSON"]),
-        // For the nested Gateway package: the config file with its `[remote]`
-        // table, the syscall layer, the shared one-line errors and exit statuses, and (for
-        // its tests only) the seeded generator.
-        .library(name: "RoundClockConfig", targets: ["RoundClockConfig"]),
-        .library(name: "Platform", targets: ["Platform"]),
-        .library(name: "CommandLineSupport", targets: ["CommandLineSupport"]),
-        .library(name: "TestSupport", targets: ["TestSupport"]),
+        // Internal (underscored, no API promise), only for the nested Gateway package: the
+        // timing core, the config file with its `[remote]`, `[mqtt]` and programs, the syscall
+        // layer, the shared one-line errors and exit statuses, and (for its tests only) the
+        // seeded generator.
+        .library(name: "_RoundClockCore", targets: ["RoundClockCore"]),
+        .library(name: "_RoundClockConfig", targets: ["RoundClockConfig"]),
+        .library(name: "_RoundClockPlatform", targets: ["Platform"]),
+        .library(name: "_CommandLineSupport", targets: ["CommandLineSupport"]),
+        .library(name: "_TestSupport", targets: ["TestSupport"]),
     ],
     // Lower bounds that Swift 6.0 can read (docs/install.md "Swift 6.0": the versions it resolves to).
     dependencies: [
@@ -59,6 +59,9 @@ let package = Package(
         .target(name: "ControlProtocol", dependencies: ["JSON"], swiftSettings: crossModule),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
         .target(name: "SegmentDisplay", dependencies: ["Hex"], swiftSettings: crossModule),
+        // Pure: a board's panel specs (role, backpack layout, I2C address), below the drivers so
+        // that the config reads boards without linking them. No Foundation, no C.
+        .target(name: "BoardSpec", dependencies: ["RoundClockCore", "SegmentDisplay"], swiftSettings: crossModule),
         // Pure: the I2C device protocol (three SMBus transfers), its typed error naming bus,
         // address, transfer and errno, and errno names (periph.io conn/i2c style). No Foundation, no C.
         .target(name: "I2C", dependencies: ["Hex"], swiftSettings: crossModule),
@@ -88,12 +91,12 @@ let package = Package(
             "CLinuxHardware", "Hex", "HT16K33", "I2C", "Platform", "RoundClockCore",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // The panels of a board: their specs, the board display over HT16K33 drivers (outage
-        // recovery, power-loss checks), what a display commit reports.
-        .target(name: "Panels", dependencies: ["RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
+        // The panels of a board: the board display over HT16K33 drivers (outage recovery,
+        // power-loss checks), what a display commit reports.
+        .target(name: "Panels", dependencies: ["BoardSpec", "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "Hex", "HT16K33", "I2C", "JSON", "ControlProtocol", "Panels", "Platform",
+            "RoundClockCore", "SegmentDisplay", "Hex", "JSON", "ControlProtocol", "Panels", "Platform",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -101,7 +104,7 @@ let package = Package(
         // Board files and the config file: strict TOML reading with clear errors.
         .target(
             name: "RoundClockConfig",
-            dependencies: ["RoundClockCore", "Hex", "Panels", "Platform", "SegmentDisplay", "TOML"]
+            dependencies: ["RoundClockCore", "BoardSpec", "Hex", "Platform", "SegmentDisplay", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: [
@@ -116,8 +119,9 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The `roundclock-bench` command: the benchmarks, an executable apart (swift-nio's perf tester style).
@@ -134,21 +138,21 @@ let package = Package(
             name: "RoundClockCoreTests",
             dependencies: ["RoundClockCore", "TestSupport"] + propertyBased
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "BoardSpec", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "Platform", "RoundClockCore", "TestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "Panels", "SegmentDisplay", "RoundClockCore", "TestSupport"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "I2CPlayback", "TestSupport"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
         .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
@@ -156,6 +160,9 @@ let package = Package(
         // and the config parser (`swift test --filter DocsTests`). The executables are
         // dependencies so that they are built before the tests run them.
         .testTarget(name: "DocsTests", dependencies: ["roundclock", "roundclock-bench", "RoundClockConfig"]),
+        // Both packages' declared dependencies against their files' `import` lines, and their
+        // targets against docs/design.md "Targets".
+        .testTarget(name: "PackageTests"),
     ],
     swiftLanguageModes: [.v6]
 )

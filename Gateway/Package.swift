@@ -7,8 +7,9 @@ import PackageDescription
 /// links no network library. It reaches the clock only through the control socket's wire
 /// contract; from the root package it takes that contract (`ControlProtocol`, `JSON`: the
 /// clock's own parser checks every command here first), the config file's reader
-/// (`[remote]`, `[mqtt]`, the programs), the syscall layer and the shared one-line errors. MQTT
-/// goes through libmosquitto, the Mosquitto project's client library.
+/// (`[remote]`, `[mqtt]`, the programs), the syscall layer and the shared one-line errors
+/// (these through the root's underscored, internal products), and no driver. MQTT goes
+/// through libmosquitto, the Mosquitto project's client library.
 let package = Package(
     name: "RoundClockGateway",
     products: [
@@ -37,21 +38,22 @@ let package = Package(
         // An MQTT client over libmosquitto: its network thread, reconnects, subscriptions
         // with handlers, QoS 1 publishing. Shared by the clock's topics and the group sync.
         .target(name: "MosquittoClient", dependencies: [
-            "CMosquitto", .product(name: "Platform", package: "RoundClock"), .product(name: "Logging", package: "swift-log"),
+            "CMosquitto", .product(name: "_RoundClockPlatform", package: "RoundClock"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
         .target(name: "RemoteGateway", dependencies: [
             "MosquittoClient", "GroupSync",
-            .product(name: "RoundClockCore", package: "RoundClock"),
+            .product(name: "_RoundClockCore", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
-            .product(name: "RoundClockConfig", package: "RoundClock"),
-            .product(name: "Platform", package: "RoundClock"),
+            .product(name: "_RoundClockConfig", package: "RoundClock"),
+            .product(name: "_RoundClockPlatform", package: "RoundClock"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -61,9 +63,9 @@ let package = Package(
         // The command: options, config, PIN, then the server until SIGTERM.
         .executableTarget(name: "roundclock-gateway", dependencies: [
             "RemoteGateway", "MosquittoClient",
-            .product(name: "RoundClockConfig", package: "RoundClock"),
-            .product(name: "Platform", package: "RoundClock"),
-            .product(name: "CommandLineSupport", package: "RoundClock"),
+            .product(name: "_RoundClockConfig", package: "RoundClock"),
+            .product(name: "_RoundClockPlatform", package: "RoundClock"),
+            .product(name: "_CommandLineSupport", package: "RoundClock"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -73,16 +75,18 @@ let package = Package(
         .testTarget(name: "RemoteGatewayTests", dependencies: [
             "RemoteGateway", "roundclock-gateway", "MosquittoClient",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "TestSupport", package: "RoundClock"),
-            .product(name: "RoundClockConfig", package: "RoundClock"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "_TestSupport", package: "RoundClock"),
+            .product(name: "_RoundClockConfig", package: "RoundClock"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "GroupSyncTests", dependencies: [
             "GroupSync",
+            .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
-            .product(name: "TestSupport", package: "RoundClock"),
+            .product(name: "_TestSupport", package: "RoundClock"),
         ]),
     ],
     swiftLanguageModes: [.v6]

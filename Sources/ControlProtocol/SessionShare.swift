@@ -42,13 +42,19 @@ public struct SessionShare: Sendable, Hashable {
 
     /// The object, with `adopted` (state lines) or without it (`adopt`'s `session`).
     public func json(withAdopted: Bool = true) -> JSONValue {
+        .object(members(withAdopted: withAdopted))
+    }
+
+    /// The object's members in `memberNames` order, for a message that holds them among its
+    /// own (the gateway's group message).
+    public func members(withAdopted: Bool = true) -> [JSONMember] {
         var members = [
             JSONMember("program", .string(program)), JSONMember("run", .string(run.rawValue)),
             JSONMember("elapsed_before_ns", .int(elapsedBeforeNanoseconds)),
             JSONMember("anchor_realtime_ns", anchorRealtimeNanoseconds.map { .int($0) } ?? .null),
         ]
         if withAdopted { members.append(JSONMember("adopted", adopted.map { .int($0) } ?? .null)) }
-        return .object(members)
+        return members
     }
 
     /// The object as one line (no newline).

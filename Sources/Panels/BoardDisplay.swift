@@ -1,20 +1,8 @@
+import BoardSpec
 import HT16K33
 import I2C
 import RoundClockCore
 import SegmentDisplay
-
-/// One panel of a board: what it shows, which backpack it is, where it sits on the bus.
-public struct PanelSpec: Sendable, Hashable {
-    public var role: PanelRole
-    public var kind: LayoutKind
-    /// 7-bit I2C address, 0x70...0x77.
-    public var address: UInt8
-    public init(role: PanelRole, kind: LayoutKind, address: UInt8) {
-        self.role = role
-        self.kind = kind
-        self.address = address
-    }
-}
 
 /// What a panel holds after a commit: read back from the chip where it can be (emulated
 /// chip, i2c-stub), else what the driver wrote. `text` is decoded from `ram`.

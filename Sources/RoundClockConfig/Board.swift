@@ -1,5 +1,5 @@
+import BoardSpec
 import Hex
-import Panels
 import RoundClockCore
 import SegmentDisplay
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BoardSpec
 import CommandLineSupport
 import HT16K33
 import I2C

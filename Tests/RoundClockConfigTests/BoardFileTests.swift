@@ -1,5 +1,5 @@
+import BoardSpec
 import Foundation
-import Panels
 import SegmentDisplay
 import Testing
 @testable import RoundClockConfig

@@ -1,5 +1,4 @@
 import Foundation
-import Panels
 import RoundClockCore
 import SegmentDisplay
 import Testing

@@ -1,3 +1,4 @@
+import BoardSpec
 import HT16K33
 import I2CPlayback
 import Panels

@@ -1,3 +1,4 @@
+import BoardSpec
 import HT16K33
 import Panels
 import RoundClockCore

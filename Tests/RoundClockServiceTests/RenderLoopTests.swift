@@ -1,3 +1,4 @@
+import BoardSpec
 import I2C
 import Panels
 import RoundClockCore

@@ -5,11 +5,14 @@ import JSON
 /// line, and the `adopt` command with its reply. Read here from the socket's JSON, so the
 /// group sync depends on the contract, not on the clock's code.
 public struct ClockSession: Sendable, Hashable {
-    public var session: SharedSession
+    /// The session as the group holds it: without `adopted`, which is kept apart below.
+    public var session: SessionShare
     /// The token of the `adopt` that made this session, `nil` after any other change.
     public var adopted: Int64?
 
-    public init(session: SharedSession, adopted: Int64?) {
+    public init(session: SessionShare, adopted: Int64?) {
+        var session = session
+        session.adopted = nil
         self.session = session
         self.adopted = adopted
     }
@@ -21,12 +24,8 @@ public struct ClockSession: Sendable, Hashable {
         guard let value = try? JSONParser(maxBytes: ControlSocketLimits.maximumStateLine).parse(line),
               value["state"] != nil, let object = value["session"], object.members != nil else { return nil }
         // the clock's five members (a newer clock may add more: those are not ours to judge)
-        let five = JSONValue.object((SharedSession.memberNames + ["adopted"]).compactMap { name in object[name].map { JSONMember(name, $0) } })
-        let share: SessionShare
-        do { share = try SessionShare.parse(five, withAdopted: true) } catch { throw GroupSyncProblem(error.description) }
-        let session = try SharedSession.read(from: object)
-        let adopted = share.adopted
-        return ClockSession(session: session, adopted: adopted)
+        let share = try SessionShare.read(from: object, withAdopted: true)
+        return ClockSession(session: share, adopted: share.adopted)
     }
 }
 
@@ -38,18 +37,15 @@ public enum ControlSocketLimits {
 /// `{"command": "adopt", "token": 7, "session": {…}}` (docs/control-protocol.md, `adopt`).
 public struct AdoptCommand: Sendable, Hashable {
     public var token: Int64
-    public var session: SharedSession
+    public var session: SessionShare
 
-    public init(token: Int64, session: SharedSession) {
+    public init(token: Int64, session: SessionShare) {
         self.token = token
         self.session = session
     }
 
-    /// The request line, without its newline.
-    public var line: String {
-        JSONValue.object([JSONMember("command", .string("adopt")), JSONMember("token", .int(token)),
-                          JSONMember("session", .object(session.members))]).encoded
-    }
+    /// The request line, without its newline (the `session` has no `adopted`).
+    public var line: String { ControlRequest.adopt(token: token, session: session).line }
 
     /// The clock's answer: `nil` when it adopted, else why not (its own words, or that
     /// the reply is not one).

@@ -1,3 +1,5 @@
+import ControlProtocol
+
 /// One member of a group, as a pure state machine (docs/sync.md): fed what its
 /// clock's state lines say about the session, the group messages the broker delivers and
 /// the broker connection's ups and downs, it answers with what to do — adopt a session on
@@ -50,7 +52,7 @@ public struct GroupMember: Sendable {
     /// The session the clock showed last, with its adopt token; `nil` until its next state
     /// line is a first look.
     private var clockLine: ClockSession?
-    private var clockSession: SharedSession? { clockLine?.session }
+    private var clockSession: SessionShare? { clockLine?.session }
     private var nextToken: Int64
     private let firstToken: Int64
     /// The last `adopt` sent, and the session it carried.
@@ -144,7 +146,7 @@ public struct GroupMember: Sendable {
         return [.log(.stale(message, current: current))] + publish(current, .republished)
     }
 
-    private mutating func adopt(_ session: SharedSession) -> [Effect] {
+    private mutating func adopt(_ session: SessionShare) -> [Effect] {
         let command = AdoptCommand(token: nextToken, session: session)
         nextToken = nextToken == Int64.max ? firstToken : nextToken + 1
         lastAdopt = command

@@ -1,3 +1,4 @@
+import ControlProtocol
 import JSON
 
 /// The group's session message (docs/sync.md), retained on
@@ -15,12 +16,15 @@ import JSON
 public struct GroupMessage: Sendable, Hashable, Comparable {
     public var version: Int64
     public var member: String
-    public var session: SharedSession
+    public var session: SessionShare
     /// When the member issued this version (CLOCK_REALTIME nanoseconds); kept verbatim when
     /// the message is republished.
     public var issuedRealtimeNanoseconds: Int64
 
-    public init(version: Int64, member: String, session: SharedSession, issuedRealtimeNanoseconds: Int64) {
+    /// `session`'s `adopted` is dropped: it belongs to one clock's state line.
+    public init(version: Int64, member: String, session: SessionShare, issuedRealtimeNanoseconds: Int64) {
+        var session = session
+        session.adopted = nil
         self.version = version
         self.member = member
         self.session = session
@@ -33,7 +37,7 @@ public struct GroupMessage: Sendable, Hashable, Comparable {
     public static let maximumVersion: Int64 = (1 << 53) - 1
 
     public var json: JSONValue {
-        .object([JSONMember("version", .int(version)), JSONMember("member", .string(member))] + session.members
+        .object([JSONMember("version", .int(version)), JSONMember("member", .string(member))] + session.members(withAdopted: false)
                 + [JSONMember("issued_realtime_ns", .int(issuedRealtimeNanoseconds))])
     }
 
@@ -58,7 +62,7 @@ public struct GroupMessage: Sendable, Hashable, Comparable {
         }
         guard let member = value["member"]?.string else { throw GroupSyncProblem("\"member\" must be a string") }
         if let why = MemberID.problem(member) { throw GroupSyncProblem("\"member\" \(why)") }
-        let session = try SharedSession.read(from: value)
+        let session = try SessionShare.read(from: value)
         guard let issued = value["issued_realtime_ns"]?.int, issued >= 0 else {
             throw GroupSyncProblem("\"issued_realtime_ns\" must be a non-negative whole number of nanoseconds")
         }

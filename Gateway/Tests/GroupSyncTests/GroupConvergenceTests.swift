@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import GroupSync
 import Testing
@@ -56,9 +57,9 @@ import Testing
             let base = simulation.nodes[0].machine.current
             #expect(base != nil)
             // Each presses START at once: three version base+1 messages in flight.
-            var sessions: [SharedSession] = []
+            var sessions: [SessionShare] = []
             for i in simulation.nodes.indices {
-                let session = SharedSession(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0,
+                let session = SessionShare(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0,
                                             anchorRealtimeNanoseconds: simulation.now + Int64(i))
                 sessions.append(session)
                 simulation.nodes[i].clock = ClockSession(session: session, adopted: nil)

@@ -1,15 +1,16 @@
+import ControlProtocol
 import GroupSync
 import Testing
 
 /// The member's rules one at a time (docs/sync.md).
 @Suite struct GroupMemberTests {
     static let t0: Int64 = 1_795_412_345_000_000_000
-    static let ready = SharedSession(program: "boxing", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
-    static let running = SharedSession(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: t0)
-    static let paused = SharedSession(program: "boxing", run: .paused, elapsedBeforeNanoseconds: 42_000_000_000, anchorRealtimeNanoseconds: nil)
-    static let tabata = SharedSession(program: "tabata", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
+    static let ready = SessionShare(program: "boxing", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
+    static let running = SessionShare(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: t0)
+    static let paused = SessionShare(program: "boxing", run: .paused, elapsedBeforeNanoseconds: 42_000_000_000, anchorRealtimeNanoseconds: nil)
+    static let tabata = SessionShare(program: "tabata", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
 
-    static func message(_ version: Int64, _ member: String, _ session: SharedSession) -> GroupMessage {
+    static func message(_ version: Int64, _ member: String, _ session: SessionShare) -> GroupMessage {
         GroupMessage(version: version, member: member, session: session, issuedRealtimeNanoseconds: t0)
     }
 

@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import GroupSync
 import JSON
@@ -11,7 +12,7 @@ import TestSupport
     @Test func theContractsExampleReadsAndWritesBackByteForByte() throws {
         let message = try GroupMessage.parse(Self.example)
         #expect(message.version == 12 && message.member == "ring1-north")
-        #expect(message.session == SharedSession(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0,
+        #expect(message.session == SessionShare(program: "boxing", run: .running, elapsedBeforeNanoseconds: 0,
                                                  anchorRealtimeNanoseconds: 1_795_412_345_678_901_234))
         #expect(message.payload == Self.example)
         #expect(MemberID.sessionTopic(group: "ring1") == "roundclock/group/ring1/session")
@@ -23,13 +24,13 @@ import TestSupport
         var rng = SplitMix64(seed: seed)
         let idBytes = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.".utf8)
         for _ in 0..<2000 {
-            let run = rng.pick(SharedSession.Run.allCases)
+            let run = rng.pick(SessionShare.Run.allCases)
             let member = String(decoding: (0...(rng.next() % 64)).map { _ in rng.pick(idBytes) }, as: UTF8.self)
             let program = rng.pick(["boxing", "tabata", "3 x 1:00/0:10, prep \"x\"\\n", "ü ✓ 🥊", "a\u{1}b"])
             let message = GroupMessage(
                 version: Int64(rng.next() % UInt64(GroupMessage.maximumVersion + 1)), member: member,
-                session: SharedSession(program: program, run: run,
-                                       elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % UInt64(SharedSession.maximumElapsedNanoseconds)),
+                session: SessionShare(program: program, run: run,
+                                       elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % UInt64(SessionShare.maximumElapsedNanoseconds)),
                                        anchorRealtimeNanoseconds: run == .running ? Int64(rng.next() >> 1) : nil),
                 issuedRealtimeNanoseconds: Int64(rng.next() >> 1))
             #expect(MemberID.problem(member) == nil)
@@ -39,7 +40,7 @@ import TestSupport
 
     /// (version, member) order: higher version first, then the member id byte by byte.
     @Test func theOrderIsVersionThenMemberIdByteWise() throws {
-        let session = SharedSession(program: "boxing", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
+        let session = SessionShare(program: "boxing", run: .ready, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: nil)
         func m(_ version: Int64, _ member: String, issued: Int64 = 0) -> GroupMessage {
             GroupMessage(version: version, member: member, session: session, issuedRealtimeNanoseconds: issued)
         }
@@ -64,15 +65,15 @@ import TestSupport
             (payload("paused", elapsed: 0, anchor: "null"), "a paused session has \"elapsed_before_ns\" above 0"),
             (payload("running", elapsed: 0, anchor: "null"), "a running session needs \"anchor_realtime_ns\""),
             (payload("paused", elapsed: 9, anchor: "7"), "only a running session has an \"anchor_realtime_ns\""),
-            (payload("running", elapsed: SharedSession.maximumElapsedNanoseconds + 1, anchor: "7"), "\"elapsed_before_ns\" must be"),
+            (payload("running", elapsed: SessionShare.maximumElapsedNanoseconds + 1, anchor: "7"), "\"elapsed_before_ns\" must be"),
         ]
         for (line, why) in refused {
             #expect(throws: GroupSyncProblem.self, "\(line)") { try GroupMessage.parse(line) }
             do { _ = try GroupMessage.parse(line) } catch { #expect(error.description.contains(why), "\(error)") }
         }
         #expect(try GroupMessage.parse(payload("paused", elapsed: 9, anchor: "null")).session.run == .paused)
-        #expect(try GroupMessage.parse(payload("running", elapsed: SharedSession.maximumElapsedNanoseconds, anchor: "7")).session.run == .running)
-        let long = String(repeating: "x", count: SharedSession.maximumProgramBytes + 1)
+        #expect(try GroupMessage.parse(payload("running", elapsed: SessionShare.maximumElapsedNanoseconds, anchor: "7")).session.run == .running)
+        let long = String(repeating: "x", count: SessionShare.maximumProgramBytes + 1)
         #expect(throws: GroupSyncProblem.self) {
             try GroupMessage.parse(payload("ready", elapsed: 0, anchor: "null").replacingOccurrences(of: "boxing", with: long))
         }

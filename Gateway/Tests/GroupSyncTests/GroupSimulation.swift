@@ -1,3 +1,4 @@
+import ControlProtocol
 import GroupSync
 import TestSupport
 
@@ -43,9 +44,9 @@ struct GroupSimulation {
         }
     }
 
-    mutating func randomSession() -> SharedSession {
-        let run = rng.pick(SharedSession.Run.allCases)
-        return SharedSession(program: rng.pick(Self.programs), run: run,
+    mutating func randomSession() -> SessionShare {
+        let run = rng.pick(SessionShare.Run.allCases)
+        return SessionShare(program: rng.pick(Self.programs), run: run,
                              elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % 600_000_000_000),
                              anchorRealtimeNanoseconds: run == .running ? now - Int64(rng.next() % 60_000_000_000) : nil)
     }
