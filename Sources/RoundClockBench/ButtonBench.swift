@@ -93,7 +93,7 @@ public struct ButtonBench: Sendable {
 extension ButtonBench {
     /// The real render loop on an emulated board, a one-hour countdown started at its t = 0,
     /// reporting to `observer` (the `buttons` and `control` benchmarks).
-    static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any LoopObserver,
+    static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any DisplayObserver...,
                               eventLoop: EventLoop? = nil) async throws
         -> (RenderLoop<MonotonicClock>, Controller<MonotonicClock.Instant>) {
         let board = try await BenchBoard.make()
@@ -101,7 +101,7 @@ extension ButtonBench {
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(3600)))
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: observer,
+        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: Observers(members: observer),
                               wallTime: { _ in wall }, stop: .never, eventLoop: eventLoop)
         return (loop, controller)
     }

@@ -4,10 +4,10 @@ import RoundClockCore
 import RoundClockService
 import Synchronization
 
-/// Collects the commits of one approach. It is also a `LoopObserver`, so the real
+/// Collects the commits of one approach. It is also a `DisplayObserver`, so the real
 /// `RenderLoop` reports into it directly: the loop reads the clock right after
 /// `display.show` returned and passes that instant as `at`.
-public final class CommitLog: LoopObserver {
+public final class CommitLog: DisplayObserver {
     private let commits = Mutex([Commit]())
     public init() { commits.withLock { $0.reserveCapacity(4096) } }
 

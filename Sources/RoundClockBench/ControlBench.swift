@@ -47,7 +47,7 @@ public struct ControlBench: Sendable {
         try server.start(on: eventLoop)
         defer { server.stop() }
         let (loop, controller) = try await ButtonBench.countdownLoop(
-            clock: clock, inbox: inbox, observer: Observers(members: [log, ControlStateObserver(hub: hub)]), eventLoop: eventLoop)
+            clock: clock, inbox: inbox, observer: log, ControlStateObserver(hub: hub), eventLoop: eventLoop)
         let anchor = loop.start
         let task = Task { await loop.run(controller) }
         defer { task.cancel() }

@@ -65,7 +65,7 @@ public struct LatenessBench: Sendable {
         var controller = Controller<MonotonicClock.Instant>(program: program)
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: ours), observer: oursLog, wallTime: { _ in wall }, stop: .at(end))
+        let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: ours), observer: Observers(oursLog), wallTime: { _ in wall }, stop: .at(end))
         let refresh = RefreshLoop(clock: plain, anchor: anchor, program: program, display: EmulatedBenchBoard(board: boardA))
         let ticker = TickCounter(clock: plain, anchor: anchor, timeline: timeline, display: EmulatedBenchBoard(board: boardB), stall: (stallTick, stall))
 

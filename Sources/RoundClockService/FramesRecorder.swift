@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// (one line each). `text`, `ram`, `brightness` and `blink` are what the chip holds
 /// after the commit; `text` is decoded from that RAM.
-public final class FramesRecorder: LoopObserver {
+public final class FramesRecorder: DisplayObserver {
     /// Digits after the point in `t`: 3 in virtual time, 6 (microseconds) in real time.
     public let decimals: Int
     private let file: Mutex<TextFile>

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// What the render loop is doing, for the watchdog. The loop calls `turnStarted` when it
-/// wakes, `committed` / `displayFailed` after a display write, and `waiting(until:)` just
-/// before it sleeps. The loop is healthy while
+/// What the render loop is doing, for the watchdog, read from the loop's events: a turn
+/// started when it wakes, a display attempt that worked or failed, and the deadline it
+/// waits for when it sleeps. The loop is healthy while
 /// - it is working and has been for at most `grace` (a hung I2C write is not), or
 /// - it is waiting and its wake-up deadline (if any) is at most `grace` in the past
 ///   (waiting for a button with nothing scheduled is healthy), and
@@ -31,6 +31,14 @@ public final class LoopHeartbeat<Instant: InstantProtocol & Sendable>: Sendable 
     public func committed() { state.withLock { $0.failingSince = nil } }
     public func displayFailed(at now: Instant) { state.withLock { if $0.failingSince == nil { $0.failingSince = now } } }
 
+    /// A display attempt failed in the current turn: failing since the turn began.
+    private func displayFailedThisTurn() {
+        state.withLock { s in
+            guard s.failingSince == nil, case .working(let since) = s.activity else { return }
+            s.failingSince = since
+        }
+    }
+
     /// Whether the loop has begun its first turn.
     public var hasStarted: Bool {
         state.withLock { if case .notStarted = $0.activity { false } else { true } }
@@ -56,4 +64,15 @@ public final class LoopHeartbeat<Instant: InstantProtocol & Sendable>: Sendable 
     }
 
     public func isHealthy(at now: Instant) -> Bool { problem(at: now) == nil }
+}
+
+extension LoopHeartbeat: LoopObserver {
+    public func observe(_ event: LoopEvent<Instant>) {
+        switch event {
+        case .turnStarted(let now): turnStarted(at: now)
+        case .displayed(_, let update, _, _): if update.retryAfter == nil { committed() } else { displayFailedThisTurn() }
+        case .waiting(let deadline): waiting(until: deadline)
+        default: break
+        }
+    }
 }

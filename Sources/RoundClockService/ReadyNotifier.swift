@@ -12,7 +12,7 @@ import Synchronization
 /// the panels back when they answer, instead of systemd killing a start-up that waits for
 /// them (TimeoutStartSec=) and restarting it forever. Afterwards STATUS= is sent again
 /// whenever the set of offline panels changes (never per frame).
-public final class ReadyNotifier: LoopObserver {
+public final class ReadyNotifier: DisplayObserver {
     private let notifier: SystemdNotifier
     private let logger: Logger
     /// The offline panels last reported; nil until READY=1 was sent.

@@ -3,9 +3,10 @@ import Panels
 import Platform
 import RoundClockCore
 
-/// What the loop reports: committed frames, display attempts, buzzer signals, actions,
-/// display errors. `at` is read from the clock right after the display commit returned.
-public protocol LoopObserver: Sendable {
+/// What the loop shows and sounds: committed frames, display attempts, buzzer signals,
+/// actions, display errors, as `Observers` hands them on from the loop's events. `at` is read
+/// from the clock right after the display commit returned.
+public protocol DisplayObserver: Sendable {
     /// A face that at least one panel now shows (`panels`: those that answered).
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at: Duration)
     /// Every completed display attempt, also one in which no panel answered
@@ -14,7 +15,7 @@ public protocol LoopObserver: Sendable {
     func occurred(_ occurrence: LoopOccurrence, at: Duration)
 }
 
-extension LoopObserver {
+extension DisplayObserver {
     public func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration) {}
 }
 
@@ -52,7 +53,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public let start: C.Instant
     public let inbox: ButtonInbox<C.Instant>
     public let display: any FaceDisplay
-    public let observer: any LoopObserver
+    /// Where everything the loop does is reported (`LoopEvent`).
+    public let observer: any LoopObserver<C.Instant>
     /// Local wall time at a monotonic instant (clock mode only).
     public let wallTime: @Sendable (C.Instant) -> WallTime
     public let stop: StopCondition<C.Instant>
@@ -61,27 +63,15 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public let endWhenIdle: Bool
     /// Scripted inputs (simulation), applied at their exact instants.
     public let script: [ButtonEvent<C.Instant>]
-    /// Told what the loop is doing, for the systemd watchdog (`WatchdogFeeder`).
-    public let heartbeat: LoopHeartbeat<C.Instant>?
-    /// Called with the session after every turn in which an action changed it (persistence:
-    /// a snapshot of the anchor here, the write on the worker). Not for the passage of time.
-    public let sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)?
-    /// Called on the first turn and on every turn that changed the session, before that
-    /// turn's display commit, with the session, the `adopt` that made it (`nil` for any other
-    /// change) and the turn's status: the control socket's `session` (`ControlStateObserver.share`).
-    public let sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)?
     /// The event loop whose thread runs the loop on a CLOCK_MONOTONIC clock (`run`'s, shared
     /// with its other work); nil: one of its own for the loop's run.
     public let eventLoop: EventLoop?
 
     public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
-                display: any FaceDisplay, observer: any LoopObserver,
+                display: any FaceDisplay, observer: any LoopObserver<C.Instant>,
                 wallTime: @escaping @Sendable (C.Instant) -> WallTime,
                 stop: StopCondition<C.Instant>, endWhenIdle: Bool = false,
                 script: [ButtonEvent<C.Instant>] = [],
-                heartbeat: LoopHeartbeat<C.Instant>? = nil,
-                sessionChanged: (@Sendable (Session<C.Instant>, C.Instant) -> Void)? = nil,
-                sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil,
                 eventLoop: EventLoop? = nil) {
         self.eventLoop = eventLoop
         self.clock = clock
@@ -92,9 +82,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         self.wallTime = wallTime
         self.stop = stop
         self.endWhenIdle = endWhenIdle
-        self.heartbeat = heartbeat
-        self.sessionChanged = sessionChanged
-        self.sessionShared = sessionShared
         self.script = script.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
@@ -151,7 +138,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             // from it (clock mode's face, class starts, the next deadline) agrees with `now`,
             // however long the commits in between take.
             let wall = wallTime(now)
-            heartbeat?.turnStarted(at: now)
+            observer.observe(.turnStarted(now))
             var inputs = inbox.drain()
             while nextScripted < script.count, script[nextScripted].at <= now {
                 inputs.append(.button(script[nextScripted]))
@@ -166,11 +153,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 attempted = face
                 attemptFailed = update.retryAfter != nil
                 retryAt = update.retryAfter.map { now.advanced(by: $0) }
-                if update.retryAfter != nil {
-                    heartbeat?.displayFailed(at: now)
-                } else {
-                    heartbeat?.committed()
-                }
             }
             // Fast path (docs/design.md: the frame is precomputed before the sleep): nothing
             // arrived and the frame due at this deadline is known, so commit it first;
@@ -195,7 +177,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             let view = controller.view(at: now, wallTime: wall)
             let face = view.face
             let sharing = sessionTracker.take()
-            if sharing.share, let sessionShared { sessionShared(controller.session, sharing.adopted, view.status) }
+            if sharing.share { observer.observe(.session(controller.session, adopted: sharing.adopted, status: view.status)) }
             // At most one display attempt per turn: after a failed fast one, wait for the retry.
             if !attemptFailed, face != attempted || retryAt.map({ $0 <= now }) == true {
                 await attempt(face, status: view.status)
@@ -204,11 +186,11 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var changed = false
             for occurrence in occurrences {
                 switch occurrence {
-                case .signal(let signal, _): observer.occurred(.signal(signal), at: reportAt)
-                case .action(let action, _): observer.occurred(.action(action), at: reportAt); changed = true
+                case .signal(let signal, _): observer.observe(.occurred(.signal(signal), at: reportAt))
+                case .action(let action, _): observer.observe(.occurred(.action(action), at: reportAt)); changed = true
                 }
             }
-            if changed { sessionChanged?(controller.session, now) }
+            if changed { observer.observe(.sessionChangedByAction(controller.session, at: now)) }
 
             // When to stop.
             let session = controller.session
@@ -242,7 +224,6 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 let update = await display.checkPower()
                 report(face, update: update, status: view.status)
                 if let retry = update.retryAfter {
-                    heartbeat?.displayFailed(at: now)
                     // A retry already pending keeps its backoff; an outage found here starts one.
                     let at = retryAt ?? now.advanced(by: retry)
                     retryAt = at
@@ -259,7 +240,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 let due = controller.viewAhead(at: deadline, wallTime: wall.advanced(by: now.duration(to: deadline)))
                 precomputed = (deadline, due.face, due.status)
             }
-            heartbeat?.waiting(until: deadline)
+            observer.observe(.waiting(until: deadline))
             await wait(deadline)
         }
         // Inputs taken but not yet turned when the loop was stopped (a command acknowledged
@@ -269,7 +250,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var occurrences: [Occurrence<C.Instant>] = []
             for input in late.sorted(by: { $0.at < $1.at }) { occurrences += controller.apply(input) }
             let at = start.duration(to: clock.now)
-            for case .action(let action, _) in occurrences { observer.occurred(.action(action), at: at) }
+            for case .action(let action, _) in occurrences { observer.observe(.occurred(.action(action), at: at)) }
         }
         return controller
     }
@@ -288,9 +269,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     @discardableResult
     private func report(_ face: Face, update: DisplayUpdate, status: Status) -> Duration {
         let at = start.duration(to: clock.now)
-        if !update.panels.isEmpty { observer.committed(face, panels: update.panels, status: status, at: at) }
-        observer.displayed(face, update: update, status: status, at: at)
-        for event in update.events { observer.occurred(.display(event), at: at) }
+        observer.observe(.displayed(face, update: update, status: status, at: at))
+        for event in update.events { observer.observe(.occurred(.display(event), at: at)) }
         return at
     }
 }

@@ -35,14 +35,13 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     /// `--events`, counted from `start`.
     var presses: [ScriptedPress] = []
     var stop: StopCondition<C.Instant>
-    /// Who hears the loop's reports, in this order.
-    var observers: [any LoopObserver]
-    /// Told what the loop does, for the systemd watchdog.
-    var heartbeat: LoopHeartbeat<C.Instant>? = nil
+    /// Who hears what the loop shows and sounds, in this order.
+    var observers: [any DisplayObserver]
+    /// Who hears every event of the loop (the watchdog's heartbeat, the session on the
+    /// control socket), in this order; persistence follows them.
+    var events: [any LoopObserver<C.Instant>] = []
     /// Where the session is kept; `nil`: not kept.
     var persistence: Persistence? = nil
-    /// Told the session on the loop's first turn and at every change (`RenderLoop.sessionShared`).
-    var sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)? = nil
     /// The event loop the render loop runs on (`run`'s); nil: one of its own.
     var eventLoop: EventLoop? = nil
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
@@ -90,12 +89,13 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         var controller = controller(restoringFrom: saver)
         let pending = autostart ? controller.perform(.start, at: start) : []
         // At a change the loop takes only the snapshot; the file is written on a worker thread.
-        let saveOnChange = kept?.sessionChanged(on: clock)
+        var events = self.events
+        if let kept { events.append(kept.observer(on: clock)) }
         let loop = RenderLoop<C>(
-            clock: clock, start: start, inbox: inbox, display: Board(board: display), observer: Observers(members: observers),
+            clock: clock, start: start, inbox: inbox, display: Board(board: display),
+            observer: Observers(members: observers, events: events),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
-            script: presses.flatMap { $0.edges(from: start) },
-            heartbeat: heartbeat, sessionChanged: saveOnChange, sessionShared: sessionShared, eventLoop: eventLoop)
+            script: presses.flatMap { $0.edges(from: start) }, eventLoop: eventLoop)
         return Assembled(display: display, controller: controller, pending: pending, loop: loop, persistence: kept)
     }
 

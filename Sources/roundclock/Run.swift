@@ -123,7 +123,7 @@ struct Run: AsyncParsableCommand {
             // CLOCK_MONOTONIC at `start`: read next to the run's clock, so t = origin + (now - start).
             recorder?.countFrom(SystemReadings.clockReading(CLOCK_MONOTONIC) - start.duration(to: clock.now))
         }
-        var members: [any LoopObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
+        var members: [any DisplayObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
         let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
@@ -135,21 +135,16 @@ struct Run: AsyncParsableCommand {
         let controlState = control.map { ControlStateObserver(hub: $0.hub) }
         if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()
-        // The session on every state line: an adopted one verbatim, else mapped once per change.
-        var sessionShared: (@Sendable (Session<C.Instant>, SessionShare?, Status) -> Void)?
-        if let controlState {
-            sessionShared = { session, adopted, status in
-                controlState.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status)
-            }
-        }
+        var events: [any LoopObserver<C.Instant>] = [heartbeat]
+        if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
-            stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, heartbeat: heartbeat,
+            stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, events: events,
             persistence: setup.stateDirectory.map {
                 .init(directory: $0, programGiven: setup.programGiven, logger: logger, report: { controlState?.persistence($0) })
             },
-            sessionShared: sessionShared, eventLoop: loop,
+            eventLoop: loop,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (renderLoop, persistence) = (assembled.loop, assembled.persistence)

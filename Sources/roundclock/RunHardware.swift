@@ -33,7 +33,7 @@ extension Run {
 }
 
 /// Sends buzzer signals to a buzzer without waiting for the pattern to play.
-struct BuzzerObserver: LoopObserver {
+struct BuzzerObserver: DisplayObserver {
     let play: @Sendable (Signal) -> Void
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {}
     func occurred(_ occurrence: LoopOccurrence, at t: Duration) {

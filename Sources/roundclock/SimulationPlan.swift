@@ -22,7 +22,7 @@ struct SimulationPlan {
         let recorder = try framesPath.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
-        var members: [any LoopObserver] = [counter, terminal]
+        var members: [any DisplayObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
         // No config file: the built-in settings, with the cadence of `--cadence`.
         var config = Config.defaults()

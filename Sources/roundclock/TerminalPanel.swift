@@ -9,7 +9,7 @@ import Synchronization
 /// signal on a line below. A panel whose chip is set to blink (HT16K33 display setup
 /// B2B1, e.g. the paused time at 1 Hz) blinks on screen too: the chip blinks by itself
 /// with no further writes, so in real time a ticker redraws it every `blinkRedraw`.
-final class TerminalPanel: LoopObserver {
+final class TerminalPanel: DisplayObserver {
     let drawing: Bool
     let style: RenderStyle
     /// Redraw interval while a panel blinks (a quarter of the fastest, 2 Hz, period).

@@ -25,7 +25,7 @@ import TestSupport
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let start = clock.now
         // Ready, no power checks: the only deadline is the stop instant, an hour away.
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(3600))))
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         defer { task.cancel() }
@@ -39,7 +39,7 @@ import TestSupport
     @Test func cancellationEndsTheLoopOnItsThread() async throws {
         let clock = MonotonicClock()
         let recorder = ThreadRecorder()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: quietBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: clock.now, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let ended = Mutex(false)
         // Ready with nothing scheduled and no way to stop: only cancellation ends it.
@@ -60,7 +60,7 @@ import TestSupport
         let display = BoardDisplay(specs: simulatorPanels, devices: devices, readBack: false, powerChecks: nil)
         let clock = MonotonicClock()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: ThreadRecorder(),
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(ThreadRecorder()),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(1))))
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
@@ -74,7 +74,7 @@ import TestSupport
         let clock = HeldBackClock(hold: .milliseconds(1300))
         let recorder = ThreadRecorder()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: quietBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: start, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(5))))
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
@@ -109,7 +109,7 @@ final class ThreadLog: Sendable {
 }
 
 /// Records the committed frames and the name of the thread each was committed on.
-final class ThreadRecorder: LoopObserver {
+final class ThreadRecorder: DisplayObserver {
     private let state = Mutex((frames: [Recorder.Entry](), threads: [String]()))
     var frames: [Recorder.Entry] { state.withLock { $0.frames } }
     var threadNames: [String] { state.withLock { $0.threads } }

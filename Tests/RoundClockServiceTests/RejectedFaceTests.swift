@@ -12,7 +12,7 @@ import Testing
 /// (a retry would re-commit the same face at every backoff, forever).
 @Suite struct RejectedFaceTests {
     /// Counts display attempts and keeps the display events.
-    final class Attempts: LoopObserver {
+    final class Attempts: DisplayObserver {
         private let state = Mutex((attempts: 0, events: [DisplayEvent]()))
         var attempts: Int { state.withLock { $0.attempts } }
         var events: [DisplayEvent] { state.withLock { $0.events } }
@@ -58,7 +58,7 @@ import Testing
         let observer = Attempts()
         let clock = VirtualClock()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: observer,
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(observer),
                               wallTime: { _ in WallTime(hour: 12, minute: 0) }, stop: .at(start.advanced(by: .seconds(30))),
                               endWhenIdle: true, script: try ScriptedPress.parseList("15.5:stop").flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)

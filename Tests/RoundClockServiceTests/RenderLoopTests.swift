@@ -9,7 +9,7 @@ import Testing
 @testable import RoundClockService
 
 /// Records everything the loop reports.
-final class Recorder: LoopObserver {
+final class Recorder: DisplayObserver {
     struct Entry: Sendable { var t: Duration; var face: Face; var panels: [PanelReadout]; var status: Status }
     private let state = Mutex((frames: [Entry](), occurrences: [(Duration, LoopOccurrence)]()))
     var frames: [Entry] { state.withLock { $0.frames } }
@@ -46,7 +46,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let clock = VirtualClock()
         let start = clock.now
         let epoch = self.epoch
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(recorder),
                               wallTime: { epoch.advanced(by: start.duration(to: $0)) }, stop: stop, endWhenIdle: true,
                               script: script.flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: program)
@@ -93,7 +93,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         _ = await display.start()
         let clock = VirtualClock()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: recorder,
+        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(12))),
                               endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
@@ -139,7 +139,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let recorder = Recorder()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         // Ready: nothing scheduled, the loop sleeps until input arrives.
@@ -166,7 +166,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let recorder = Recorder()
         let clock = VirtualClock()
         let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         inbox.post(.start, at: clock.now)
         // The loop starts only once its task is cancelled: it never turns.
@@ -205,7 +205,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
             let base = WallTime(hour: 12, minute: 0).advanced(by: elapsed)
             return elapsed >= .seconds(5) ? base.advanced(by: .seconds(3600)) : base
         }
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: wallTime, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
         await loop.run(Controller(program: .wallClock))
         let atStep = recorder.frames.filter { $0.t == .seconds(5) }
@@ -220,7 +220,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
     @Test func anUnchangedWorldCommitsEachFrameOnce() async {
         let recorder = Recorder()
         let clock = VirtualClock()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: emulatedBoard(), observer: recorder,
+        let loop = RenderLoop(clock: clock, start: clock.now, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(hour: 9, minute: 30) }, stop: .afterFinish(.zero), endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
         _ = controller.perform(.start, at: clock.now)

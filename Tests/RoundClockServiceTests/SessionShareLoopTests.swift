@@ -17,11 +17,9 @@ import Testing
         let recorder = Recorder()
         let clocks = SessionClocks<VirtualClock.Instant>.advancing(with: clock, from: start, realtimeAtStart: .seconds(1_000))
         let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: emulatedBoard(), observer: Observers(members: [recorder, control]),
-                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true,
-                              sessionShared: { session, adopted, status in
-                                  control.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status)
-                              })
+        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: emulatedBoard(),
+                              observer: Observers(members: [recorder, control], events: [SessionSharing(state: control, clocks: clocks)]),
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
         let countdown = try ProgramSpec.parse("countdown:1:00")
         // Another clock started it 20.5 s before this one's start (CLOCK_REALTIME 979.5 s).
         let share = SessionShare(program: "countdown:1:00", run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: 979_500_000_000)

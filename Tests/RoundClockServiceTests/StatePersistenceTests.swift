@@ -63,9 +63,9 @@ import TestSupport
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let start = clock.now
         let recorder = Recorder()
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(), observer: recorder,
-                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(600))),
-                              sessionChanged: persistence.sessionChanged(on: clock))
+        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(),
+                              observer: Observers(members: [recorder], events: [persistence.observer(on: clock)]),
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(600))))
         let program = try Presets.countdown(.seconds(60))
         let task = Task { await loop.run(Controller(program: program)) }
         #expect(await eventually { !recorder.frames.isEmpty })

@@ -83,7 +83,7 @@ public final class ControlHub: Sendable {
 /// (`share`) and whether it is kept (`persistence`); publishes one when any of them changed. A session change that no commit
 /// follows (an `adopt` of the session shown, a pause whose face stays) is published when the
 /// loop reports its action, right after the turn's commit.
-public final class ControlStateObserver: LoopObserver {
+public final class ControlStateObserver: DisplayObserver {
     private let hub: ControlHub
     private struct Last {
         var order: [PanelRole] = []

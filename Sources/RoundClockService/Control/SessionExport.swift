@@ -41,8 +41,25 @@ extension SessionShare {
     }
 }
 
+/// The loop's observer that puts the session on the control socket's state lines
+/// (`ControlStateObserver.share`): an adopted one verbatim, else mapped once per change.
+public struct SessionSharing<Instant: InstantProtocol & Sendable>: LoopObserver where Instant.Duration == Duration {
+    public let state: ControlStateObserver
+    public let clocks: SessionClocks<Instant>
+
+    public init(state: ControlStateObserver, clocks: SessionClocks<Instant>) {
+        self.state = state
+        self.clocks = clocks
+    }
+
+    public func observe(_ event: LoopEvent<Instant>) {
+        guard case let .session(session, adopted, status) = event else { return }
+        state.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status)
+    }
+}
+
 /// Follows the session through a loop turn: whether it changed (then it is shared again,
-/// `RenderLoop.sessionShared`), and whether the last change was an `adopt` (then that is
+/// `LoopEvent.session`), and whether the last change was an `adopt` (then that is
 /// shared verbatim, with its token). A turn's first call shares the session the loop starts with.
 struct SessionChangeTracker<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     private var last: Session<Instant>?

@@ -8,7 +8,7 @@ import Synchronization
 /// outage: `BoardDisplay` reports transitions only) and online again (notice), a chip
 /// found to have lost power and re-initialised (warning), text a panel cannot show
 /// (error, once per error); buzzer signals at debug; nothing per frame.
-public final class EventLog: LoopObserver {
+public final class EventLog: DisplayObserver {
     private let logger: Logger
     private let status = Mutex<Status?>(nil)
 

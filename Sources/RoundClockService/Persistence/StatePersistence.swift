@@ -66,12 +66,12 @@ public final class StatePersistence: Sendable {
         worker.post(Self.key, write)
     }
 
-    /// `RenderLoop.sessionChanged`: keeps the session at `clock.now`, read next to the
-    /// CLOCK_BOOTTIME and CLOCK_REALTIME readings (the turn's `now` lies before the turn's
-    /// display commit; the saved anchor would be late by it).
-    public func sessionChanged<C: Clock & Sendable>(on clock: C) -> @Sendable (Session<C.Instant>, C.Instant) -> Void
+    /// The loop's observer that keeps the session after every action that changed it, at
+    /// `clock.now`, read next to the CLOCK_BOOTTIME and CLOCK_REALTIME readings (the turn's
+    /// `now` lies before the turn's display commit; the saved anchor would be late by it).
+    public func observer<C: Clock & Sendable>(on clock: C) -> KeepingObserver<C>
     where C.Duration == Duration, C.Instant: Sendable {
-        { session, _ in self.keep(session, at: clock.now) }
+        KeepingObserver(persistence: self, clock: clock)
     }
 
     /// The final save, at shutdown: keeps `session` at `now`, waits until the worker has
@@ -121,5 +121,15 @@ public final class StatePersistence: Sendable {
         }
         if changed { report(Status(on: false, reason: reason)) }
         worker?.post(Self.key, after: retryInterval, write)
+    }
+}
+
+/// `StatePersistence.observer(on:)`: keeps the session the loop reports changed by an action.
+public struct KeepingObserver<C: Clock & Sendable>: LoopObserver where C.Duration == Duration, C.Instant: Sendable {
+    let persistence: StatePersistence
+    let clock: C
+
+    public func observe(_ event: LoopEvent<C.Instant>) {
+        if case .sessionChangedByAction(let session, _) = event { persistence.keep(session, at: clock.now) }
     }
 }
