@@ -112,13 +112,24 @@ public final class ButtonReader: @unchecked Sendable {
     /// The loop found line `i`'s descriptor ready: read one edge (EPOLLIN), or fail the line
     /// (EPOLLERR/EPOLLHUP without input: its chip went away).
     private func readable(_ i: Int, events: EventLoop.Events) {
+        // A line that failed before its watch was stored: unwatched now.
+        let unwatch = state.withLock { running -> (EventLoop, EventLoop.Token)? in
+            guard let token = running?.watches[i], running?.dead[i] == true, let loop = running?.loop else { return nil }
+            running!.watches[i] = nil
+            return (loop, token)
+        }
+        if let (loop, token) = unwatch { loop.unwatch(lines[i].line.eventFD, token) }
         guard state.withLock({ $0.map { !$0.dead[i] } ?? false }) else { return }
         if events.contains(.input) {
-            let event: (active: Bool, timestampNanoseconds: UInt64)
+            var event: (active: Bool, timestampNanoseconds: UInt64)
             do throws(SystemError) { event = try lines[i].line.readEvent() } catch {
                 fail(i, error)
                 return
             }
+            // A stamp that is not CLOCK_MONOTONIC (the v1 uAPI before Linux 5.7) counts as now,
+            // as it does for the event's instant, so the lockout window is on the loop's clock.
+            let trusted = monotonicInstant(ofKernelNanoseconds: event.timestampNanoseconds)
+            event.timestampNanoseconds = UInt64(clamping: trusted.reading.wholeNanoseconds)
             let deliver = state.withLock { running -> Bool in
                 guard running != nil else { return false }
                 let deliver = running!.debouncers[i].edge(pressed: event.active, at: event.timestampNanoseconds)

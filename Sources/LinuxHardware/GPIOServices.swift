@@ -3,7 +3,7 @@ import RoundClockCore
 import ServiceLifecycle
 
 /// The buttons as a swift-service-lifecycle `Service`: `run()` starts the reader on the
-/// event loop, waits for graceful shutdown (SIGTERM/SIGINT through the service group) or
+/// event loop, waits for graceful shutdown (a shutdown signal or `--until`) or
 /// cancellation, then stops it. A reader whose every line failed fails the service with the
 /// error: `run` then exits non-zero and systemd restarts it.
 public struct ButtonService: Service {

@@ -148,7 +148,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Cancels a timer that has not run (nothing if it has).
+    /// Cancels a timer that is not yet due (nothing if it ran; one already taken to run in
+    /// this pass of the loop still runs, so a handler checks its own state).
     public func cancel(_ token: Token) {
         state.withLock { s in
             s.timers.removeAll { $0.token == token.value }
@@ -223,9 +224,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func arm(_ s: inout State) {
         let earliest = s.timers.first?.deadline
         guard earliest != s.armedAt else { return }
-        s.armedAt = earliest
-        let (seconds, attoseconds) = (earliest ?? .zero).components
-        _ = rc_timerfd_set(timerFD, earliest == nil ? 0 : 1, seconds, Int(attoseconds / 1_000_000_000))
+        // An instant at or before CLOCK_MONOTONIC's zero is due: 1 ns (zero would disarm).
+        let (seconds, attoseconds) = max(earliest ?? .zero, .nanoseconds(1)).components
+        let armed = rc_timerfd_set(timerFD, earliest == nil ? 0 : 1, seconds, Int(attoseconds / 1_000_000_000)) == 0
+        // Not armed (cannot happen with a valid instant): armed again before the next sleep.
+        s.armedAt = armed ? earliest : nil
     }
 
     /// The thread's body: due timers, then queued jobs and work; with nothing left, one
@@ -254,20 +257,29 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             if !due.isEmpty || !jobs.isEmpty || !work.isEmpty { continue }
             if finishing { break }
-            let idle = state.withLock { s -> Bool in
-                guard s.jobs.isEmpty, s.work.isEmpty, !s.finishing else { return false }
-                if let first = s.timers.first, first.deadline <= MonotonicClock.read() { return false }
+            // nil: work is waiting; else epoll_wait's timeout: -1 (the timerfd wakes the loop),
+            // or the milliseconds to the earliest timer if the timerfd could not be armed.
+            let timeout = state.withLock { s -> Int32? in
+                guard s.jobs.isEmpty, s.work.isEmpty, !s.finishing else { return nil }
+                let now = MonotonicClock.read()
+                if let first = s.timers.first, first.deadline <= now { return nil }
                 s.sleeping = true
                 arm(&s)
-                return true
+                guard s.armedAt == nil, let first = s.timers.first else { return -1 }
+                return Int32(clamping: Int64(((first.deadline - now) / .milliseconds(1)).rounded(.up)))
             }
-            guard idle else { continue }
+            guard let timeout else { continue }
             let count = tokens.withUnsafeMutableBufferPointer { t in
                 events.withUnsafeMutableBufferPointer { e in
-                    retryingEINTR { rc_epoll_wait(epoll, t.baseAddress, e.baseAddress, 16, -1) }.result
+                    retryingEINTR { rc_epoll_wait(epoll, t.baseAddress, e.baseAddress, 16, timeout) }.result
                 }
             }
             state.withLock { $0.sleeping = false }
+            if count < 0 {
+                // EBADF, EINVAL: not for a loop that owns its descriptors. Never a busy loop.
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+            }
             for index in 0..<max(0, Int(count)) {
                 switch tokens[index] {
                 case Self.wakeToken:

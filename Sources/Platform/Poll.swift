@@ -11,9 +11,9 @@ public func pollDescriptors(_ fds: inout [pollfd], timeout: Int32, subject: Stri
     return Int(r.result)
 }
 
-/// A self-pipe that other threads write to wake a thread blocked in poll(2) on its read
-/// end (Glibc's module does not export eventfd(2)). Both ends non-blocking: a full pipe
-/// already means "wake up", so `signal` never blocks.
+/// A self-pipe whose read end a thread watches (poll(2), or an `EventLoop`'s epoll) to be
+/// woken from any thread. Both ends non-blocking: a full pipe already means "wake up", so
+/// `signal` never blocks.
 public final class WakeEvent: Sendable {
     /// The end to poll.
     public let fd: Int32

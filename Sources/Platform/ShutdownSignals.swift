@@ -39,9 +39,11 @@ public enum ShutdownSignals {
         let caught = Mutex<Int32?>(nil)
         let waiter = OnceWaiter()
         guard let token = try? loop.watch(fd, subject: "shutdown signals", { _ in
+            // The first signal counts; a read error ends the wait too (the descriptor would
+            // stay ready), as SIGTERM: stopping is what a signal here asks for.
             let signal = rc_signalfd_read(fd)
-            guard signal > 0 else { return }
-            caught.withLock { $0 = signal }
+            guard signal != 0 else { return }
+            caught.withLock { $0 = $0 ?? (signal > 0 ? signal : SIGTERM) }
             waiter.resume()
         }) else { return nil }
         await withTaskCancellationHandler {

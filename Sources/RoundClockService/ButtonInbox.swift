@@ -3,9 +3,10 @@ import Platform
 import RoundClockCore
 import Synchronization
 
-/// Where button edges and control socket commands arrive from other threads (GPIO reader,
-/// keyboard, control socket, tests), in one queue. Posting wakes the render loop at once, even in the middle of a sleep until a
-/// far deadline; the loop then drains the events in arrival order.
+/// Where button edges and control socket commands arrive (from the event loop's handlers,
+/// the keyboard of the simulator, tests), in one queue. Posting wakes the render loop at
+/// once, even in the middle of a sleep until a far deadline; the loop then drains the
+/// events in arrival order.
 public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     /// What the loop is sleeping in, for `post` to cut short.
     private enum Sleeper {

@@ -3,7 +3,7 @@ import ControlProtocol
 /// One connection's buffers: the request line being read, and the bytes waiting to be
 /// sent (replies and, for a subscriber, state lines).
 struct ControlClient {
-    var fd: Int32
+    let fd: Int32
     /// Numbers connections in log lines (`control client 7 ...`).
     let id: Int
     var line: [UInt8] = []
@@ -17,6 +17,8 @@ struct ControlClient {
     var adoptsWaiting = 0
     /// The client closed its end: send what is pending, then close.
     var closing = false
+    /// Its socket failed (logged): it is let go without another read or send.
+    var failed = false
 
     var pending: Int { output.count - sent }
 

@@ -4,10 +4,10 @@ import Platform
 import RoundClockCore
 import Synchronization
 
-/// Where the render loop's thread leaves display states for the control socket's thread:
-/// the current one (for a new subscriber) and, while anyone subscribes, each new one in a
-/// queue, then a wake-up of the server's handler on the event loop (one write(2) to a pipe
-/// its epoll watches; it runs after the render loop's turn). Nothing here waits for the
+/// Where the render loop leaves display states for the control socket's server: the
+/// current one (for a new subscriber) and, while anyone subscribes, each new one in a queue,
+/// then a wake-up of the server's handler (one write(2) to a pipe the event loop's epoll
+/// watches; on the same thread, it runs after the render loop's turn). Nothing here waits for the
 /// server or for a client: a commit is never delayed by them.
 public final class ControlHub: Sendable {
     /// States not yet taken by the server, at most this many (the oldest go first:
@@ -65,8 +65,8 @@ public final class ControlHub: Sendable {
         wake.signal()
     }
 
-    /// The states published since the last call, oldest first, whether to stop, and how many
-    /// `adopt`s were carried out since.
+    /// The states published since the last call, oldest first, and how many `adopt`s were
+    /// carried out since.
     func take() -> (states: [ControlState], adoptsApplied: Int) {
         shared.withLock { s in
             defer {

@@ -8,7 +8,7 @@ import Synchronization
 extension ControlServer {
     /// Reads what `client` sent (up to 4 chunks a turn, so one flooding client cannot hold
     /// the loop), answering each complete line; the end of its stream ends it once its
-    /// replies are sent. On an error, its descriptor is closed and set to -1.
+    /// replies are sent. On an error it is marked failed (`drop` closes it).
     func read(_ client: inout ControlClient, chunk: inout [UInt8]) {
         for _ in 0..<4 {
             let count: Int?
@@ -16,8 +16,7 @@ extension ControlServer {
                 count = try UnixSocket.receive(client.fd, into: &chunk, subject: "control client \(client.id)")
             } catch {
                 logger.info("\(error); closed")
-                close(client.fd)
-                client.fd = -1
+                client.failed = true
                 return
             }
             guard let count else { return }
@@ -93,26 +92,25 @@ extension ControlServer {
             return done
         }
         for id in ids {
-            guard var client = c.clients[id], client.fd >= 0 else { continue }
+            guard var client = c.clients[id], !client.failed else { continue }
             client.adoptsWaiting -= 1
             client.queue(ControlReply.ok.line)
             flush(&client)
             c.clients[id] = client
-            settle(id, &c, drop: client.fd < 0 || client.done)
+            settle(id, &c, drop: client.failed || client.done)
         }
     }
 
     /// Sends what `client` has pending, as much as its socket takes now. On an error (the
-    /// client went away), its descriptor is closed and set to -1.
+    /// client went away), it is marked failed (`drop` closes it).
     func flush(_ client: inout ControlClient) {
-        while client.pending > 0 {
+        while client.pending > 0, !client.failed {
             let sent: Int
             do {
                 sent = try UnixSocket.send(client.fd, client.output[client.sent...], subject: "control client \(client.id)")
             } catch {
                 if error.errno != EPIPE && error.errno != ECONNRESET { logger.info("\(error); closed") }
-                close(client.fd)
-                client.fd = -1
+                client.failed = true
                 return
             }
             guard sent > 0 else { break }

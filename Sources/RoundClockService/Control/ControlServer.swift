@@ -26,7 +26,7 @@ public final class ControlServer: Sendable {
     /// returns why it was refused (`nil`: posted). See `SessionAdopter`.
     let adopt: @Sendable (Int64, SessionShare) -> String?
     /// The ids of the clients whose `adopt` was posted and not yet carried out, oldest first
-    /// (the loop carries them out in that order; socket thread only).
+    /// (the loop carries them out in that order).
     let waitingAdopts = Mutex<[Int]>([])
     /// The `version` reply: the protocol's version and the clock program's (`clockVersion`).
     let version: ControlVersion
@@ -40,6 +40,8 @@ public final class ControlServer: Sendable {
         var wakeWatch: EventLoop.Token?
         var nextID = 1
         var refusing = false
+        /// accept(2) failed (EMFILE and the like): the listener is not watched until a retry.
+        var acceptFailing = false
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         var stopped = false
     }
@@ -110,12 +112,16 @@ public final class ControlServer: Sendable {
         connections.withLock { c in
             guard !c.stopped, var client = c.clients[id] else { return }
             if !events.isDisjoint(with: [.input, .hangUp, .error]), !client.closing { read(&client, chunk: &c.chunk) }
+            if client.failed {
+                c.clients[id] = client
+                return drop(id, &c)
+            }
             if client.pending > 0, !events.isDisjoint(with: [.output, .hangUp, .error]) || client.closing { flush(&client) }
             // A client that closed its sending side is done once its replies are out, unless
             // it subscribed (`socat` half-closes after its request): then until it hangs up.
             let hungUp = client.closing && !events.isDisjoint(with: [.hangUp, .error])
             c.clients[id] = client
-            settle(id, &c, drop: client.fd < 0 || hungUp || client.done)
+            settle(id, &c, drop: client.failed || hungUp || client.done)
         }
     }
 
@@ -127,7 +133,7 @@ public final class ControlServer: Sendable {
         connections.withLock { c in
             guard !c.stopped else { return }
             for id in c.clients.keys.sorted() {
-                guard var client = c.clients[id], client.subscribed, client.fd >= 0 else { continue }
+                guard var client = c.clients[id], client.subscribed, !client.failed else { continue }
                 for line in lines { client.queue(line) }
                 if client.pending > ControlLimits.maxPendingBytes {
                     logger.warning("control client \(id): subscriber fell behind (\(client.pending) bytes unsent); dropped")
@@ -137,7 +143,7 @@ public final class ControlServer: Sendable {
                 }
                 flush(&client)
                 c.clients[id] = client
-                settle(id, &c, drop: client.fd < 0)
+                settle(id, &c, drop: client.failed)
             }
             if taken.adoptsApplied > 0 { answerAdopts(taken.adoptsApplied, &c) }
         }
@@ -166,11 +172,17 @@ public final class ControlServer: Sendable {
     /// Stops watching client `id`, closes its socket and forgets it.
     func drop(_ id: Int, _ c: inout Connections) {
         guard let client = c.clients.removeValue(forKey: id) else { return }
-        if let watch = c.watches.removeValue(forKey: id), let loop = c.loop, client.fd >= 0 {
-            loop.unwatch(client.fd, watch.token)
-        }
-        if client.fd >= 0 { close(client.fd) }
+        if let watch = c.watches.removeValue(forKey: id), let loop = c.loop { loop.unwatch(client.fd, watch.token) }
+        close(client.fd)
         if client.subscribed { hub.unsubscribe() }
+    }
+
+    /// After a failed accept: watch the listener again.
+    private func resumeAccepting() {
+        connections.withLock { c in
+            guard !c.stopped, let loop = c.loop, let token = c.listenerWatch else { return }
+            try? loop.modify(listener, token, for: .input)
+        }
     }
 
     private func acceptAll() {
@@ -182,10 +194,15 @@ public final class ControlServer: Sendable {
                     guard let accepted = try UnixSocket.accept(listener, path: path) else { return }
                     fd = accepted
                 } catch {
-                    // EMFILE and the like: log, and let epoll report the listener again.
-                    logger.error("\(error)")
+                    // EMFILE and the like: the connection stays queued, so the listener would be
+                    // ready again at once. Not watched for 100 ms; logged once until accept works.
+                    if !c.acceptFailing { logger.error("\(error); trying again every 100 ms") }
+                    c.acceptFailing = true
+                    if let token = c.listenerWatch { try? loop.modify(listener, token, for: []) }
+                    loop.schedule(atMonotonic: MonotonicClock.read() + .milliseconds(100)) { [weak self] in self?.resumeAccepting() }
                     return
                 }
+                c.acceptFailing = false
                 guard c.clients.count < ControlLimits.maxClients else {
                     let refusal = Array((ControlReply.failed("too many clients (at most \(ControlLimits.maxClients))").line + "\n").utf8)
                     _ = try? UnixSocket.send(fd, refusal[...], subject: path)
