@@ -48,16 +48,29 @@ public struct Observers<Instant: InstantProtocol & Sendable>: LoopObserver where
 
     public func observe(_ event: LoopEvent<Instant>) {
         switch event {
-        case let .displayed(face, update, status, at):
-            if !update.panels.isEmpty {
-                for member in members { member.committed(face, panels: update.panels, status: status, at: at) }
-            }
-            for member in members { member.displayed(face, update: update, status: status, at: at) }
-        case let .occurred(occurrence, at):
-            for member in members { member.occurred(occurrence, at: at) }
-        default:
-            break
+        case let .displayed(face, update, status, at): displayed(face, update: update, status: status, at: at)
+        case let .occurred(occurrence, at): occurred(occurrence, at: at)
+        default: for observer in events { observer.observe(event) }
         }
+    }
+
+    /// `observe(.displayed(...))`, without building the event unless an event reader wants it
+    /// (the render loop reports every display attempt this way).
+    public func displayed(_ face: Face, update: DisplayUpdate, status: Status, at: Duration) {
+        if !update.panels.isEmpty {
+            for member in members { member.committed(face, panels: update.panels, status: status, at: at) }
+        }
+        for member in members { member.displayed(face, update: update, status: status, at: at) }
+        guard !events.isEmpty else { return }
+        let event = LoopEvent<Instant>.displayed(face, update: update, status: status, at: at)
+        for observer in events { observer.observe(event) }
+    }
+
+    /// `observe(.occurred(...))`, as `displayed`.
+    public func occurred(_ occurrence: LoopOccurrence, at: Duration) {
+        for member in members { member.occurred(occurrence, at: at) }
+        guard !events.isEmpty else { return }
+        let event = LoopEvent<Instant>.occurred(occurrence, at: at)
         for observer in events { observer.observe(event) }
     }
 }

@@ -53,8 +53,9 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public let start: C.Instant
     public let inbox: ButtonInbox<C.Instant>
     public let display: any FaceDisplay
-    /// Where everything the loop does is reported (`LoopEvent`).
-    public let observer: any LoopObserver<C.Instant>
+    /// Where everything the loop does is reported (`LoopEvent`). A concrete type, so a report
+    /// looks up no existential metadata at run time.
+    public let observer: Observers<C.Instant>
     /// Local wall time at a monotonic instant (clock mode only).
     public let wallTime: @Sendable (C.Instant) -> WallTime
     public let stop: StopCondition<C.Instant>
@@ -68,7 +69,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     public let eventLoop: EventLoop?
 
     public init(clock: C, start: C.Instant, inbox: ButtonInbox<C.Instant> = ButtonInbox(),
-                display: any FaceDisplay, observer: any LoopObserver<C.Instant>,
+                display: any FaceDisplay, observer: Observers<C.Instant>,
                 wallTime: @escaping @Sendable (C.Instant) -> WallTime,
                 stop: StopCondition<C.Instant>, endWhenIdle: Bool = false,
                 script: [ButtonEvent<C.Instant>] = [],
@@ -186,8 +187,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var changed = false
             for occurrence in occurrences {
                 switch occurrence {
-                case .signal(let signal, _): observer.observe(.occurred(.signal(signal), at: reportAt))
-                case .action(let action, _): observer.observe(.occurred(.action(action), at: reportAt)); changed = true
+                case .signal(let signal, _): observer.occurred(.signal(signal), at: reportAt)
+                case .action(let action, _): observer.occurred(.action(action), at: reportAt); changed = true
                 }
             }
             if changed { observer.observe(.sessionChangedByAction(controller.session, at: now)) }
@@ -250,7 +251,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var occurrences: [Occurrence<C.Instant>] = []
             for input in late.sorted(by: { $0.at < $1.at }) { occurrences += controller.apply(input) }
             let at = start.duration(to: clock.now)
-            for case .action(let action, _) in occurrences { observer.observe(.occurred(.action(action), at: at)) }
+            for case .action(let action, _) in occurrences { observer.occurred(.action(action), at: at) }
         }
         return controller
     }
@@ -269,8 +270,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
     @discardableResult
     private func report(_ face: Face, update: DisplayUpdate, status: Status) -> Duration {
         let at = start.duration(to: clock.now)
-        observer.observe(.displayed(face, update: update, status: status, at: at))
-        for event in update.events { observer.observe(.occurred(.display(event), at: at)) }
+        observer.displayed(face, update: update, status: status, at: at)
+        for event in update.events { observer.occurred(.display(event), at: at) }
         return at
     }
 }

@@ -20,13 +20,18 @@ enum BenchEntry {
         // Output piped into a reader that went away (`| head`) is a write error, not a kill.
         signal(SIGPIPE, SIG_IGN)
         let arguments = CommandLine.arguments.dropFirst()
-        var jobs: EventLoop?
-        if arguments.first == "cost" || (arguments.first == "lateness" && arguments.contains("--alone")) {
-            jobs = try? EventLoop(name: "bench-jobs")
-        }
-        Task(executorPreference: jobs) {
-            await RoundClockBenchCommand.main()
-            exit(0)
+        if arguments.first == "cost" || (arguments.first == "lateness" && arguments.contains("--alone")),
+           let jobs = try? EventLoop(name: "bench-jobs") {
+            Task(executorPreference: jobs) {
+                await RoundClockBenchCommand.main()
+                exit(0)
+            }
+        } else {
+            // A plain task: one with an executor preference pays for it at every hop.
+            Task {
+                await RoundClockBenchCommand.main()
+                exit(0)
+            }
         }
         dispatchMain()
     }

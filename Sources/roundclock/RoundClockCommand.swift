@@ -33,11 +33,18 @@ enum Entry {
                 exit(ExitStatus.software)
             }
         }
+        guard let loop else {
+            // Not `run`: a plain task (a task with an executor preference pays for it at every hop).
+            Task {
+                await RoundClockCommand.main()
+                exit(0)
+            }
+            dispatchMain()
+        }
         Task(executorPreference: loop) {
             await RoundClockCommand.main()
             exit(0)
         }
-        guard loop != nil else { dispatchMain() }
         // `run`: parked with the shutdown signals still blocked (dispatch_main would
         // unblock them in its sigsuspend); the command's task ends the process.
         while true { pause() }
