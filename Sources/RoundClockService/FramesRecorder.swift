@@ -14,7 +14,9 @@ import Synchronization
 ///     {"t": 180.000, "signal": "warning"}
 ///
 /// (one line each). `text`, `ram`, `brightness` and `blink` are what the chip holds
-/// after the commit; `text` is decoded from that RAM.
+/// after the commit; `text` is decoded from that RAM. With a worker (`write(on:)`, `run`), the
+/// render loop only formats the lines; the worker writes them, so a slow disk never holds
+/// up a commit.
 public final class FramesRecorder: DisplayObserver {
     /// Digits after the point in `t`: 3 in virtual time, 6 (microseconds) in real time.
     public let decimals: Int
@@ -23,6 +25,10 @@ public final class FramesRecorder: DisplayObserver {
     /// Added to every `t`: zero (seconds since the start), or with `run --frames-clock
     /// monotonic` the start's CLOCK_MONOTONIC reading (`countFrom`).
     private let origin = Mutex(Duration.zero)
+    /// Where the lines are written, and the lines formatted and not yet written there.
+    private let worker = Mutex<BlockingWorker?>(nil)
+    private let unwritten = Mutex("")
+    private static let key = "frames"
 
     /// Opens (truncates) `path` for writing; `-` is standard output (see `TextFile`).
     public init(path: String, decimals: Int) throws(SystemError) {
@@ -53,12 +59,32 @@ public final class FramesRecorder: DisplayObserver {
         write("{\"t\": \(t.formattedSeconds(decimals: decimals)), \"signal\": \"\(signal.rawValue)\"}\n")
     }
 
-    /// Flushes and closes the file; reports the first write error, if any.
-    public func close() throws(SystemError) {
+    /// From now on the lines are written on `worker` (set before the loop runs).
+    public func write(on worker: BlockingWorker) {
+        self.worker.withLock { $0 = worker }
+    }
+
+    /// Waits until the worker has written every line, then flushes and closes the file;
+    /// reports the first write error, if any.
+    public func finish() async throws(SystemError) {
+        await worker.withLock { $0 }?.drain()
+        writeUnwritten()
         try file.withLock { file throws(SystemError) in try file.close() }
     }
 
     private func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        guard let worker = worker.withLock({ $0 }) else { return file.withLock { $0.write(text) } }
+        unwritten.withLock { $0 += text }
+        worker.post(Self.key) { [self] in writeUnwritten() }
+    }
+
+    /// The worker's job: what the loop formatted since the last one, in order.
+    private func writeUnwritten() {
+        let text = unwritten.withLock { text in
+            defer { text = "" }
+            return text
+        }
         guard !text.isEmpty else { return }
         file.withLock { $0.write(text) }
     }

@@ -42,6 +42,8 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     var events: [any LoopObserver<C.Instant>] = []
     /// Where the session is kept; `nil`: not kept.
     var persistence: Persistence? = nil
+    /// The process's worker thread for disk writes (`run`); nil: written on the loop's thread.
+    var worker: BlockingWorker? = nil
     /// The event loop the render loop runs on (`run`'s); nil: one of its own.
     var eventLoop: EventLoop? = nil
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
@@ -83,7 +85,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         let saver = persistence.flatMap(stateSaver)
         var kept: StatePersistence?
         if let saver, let persistence {
-            kept = StatePersistence(saver: saver, report: persistence.report)
+            kept = StatePersistence(saver: saver, worker: worker, report: persistence.report)
             kept?.start()
         }
         var controller = controller(restoringFrom: saver)
@@ -141,7 +143,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
 /// flushed and closed; a write error is one line and its exit status (73, 74).
 func finishOutputs(terminal: TerminalPanel?, recorder: FramesRecorder?) async throws {
     await terminal?.finish()
-    do { try recorder?.close() } catch {
+    do { try await recorder?.finish() } catch {
         printError(error.description)
         throw ExitCode(error.exitCode)
     }

@@ -119,6 +119,17 @@ struct Run: AsyncParsableCommand {
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
         let notifier = SystemdNotifier.fromEnvironment()
         let recorder = setup.recorder
+        // The one worker thread for disk writes (the state file, the frames file), when there
+        // are any: the loop never waits for a disk. Without it (pthread_create failed), they
+        // are written on the loop.
+        var worker: BlockingWorker?
+        if setup.stateDirectory != nil || recorder != nil {
+            do { worker = try BlockingWorker() } catch {
+                logger.error("\(error); the state and frames files are written on the render loop")
+            }
+        }
+        defer { worker?.stop() }
+        if let worker { recorder?.write(on: worker) }
         if framesClock == .monotonic {
             // CLOCK_MONOTONIC at `start`: read next to the run's clock, so t = origin + (now - start).
             recorder?.countFrom(SystemReadings.clockReading(CLOCK_MONOTONIC) - start.duration(to: clock.now))
@@ -144,7 +155,7 @@ struct Run: AsyncParsableCommand {
             persistence: setup.stateDirectory.map {
                 .init(directory: $0, programGiven: setup.programGiven, logger: logger, report: { controlState?.persistence($0) })
             },
-            eventLoop: loop,
+            worker: worker, eventLoop: loop,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (renderLoop, persistence) = (assembled.loop, assembled.persistence)

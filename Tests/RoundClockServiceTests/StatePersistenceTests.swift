@@ -57,7 +57,7 @@ import TestSupport
         let writes = Writes()
         let saver = StateSaver(store: writes.store(dir.path, delay: .milliseconds(2500)), readings: try SystemReadings.system(),
                                logger: LogLines().logger())
-        let persistence = StatePersistence(saver: saver)
+        let persistence = StatePersistence(saver: saver, worker: try BlockingWorker())
         persistence.start()
         let clock = MonotonicClock()
         let inbox = ButtonInbox<MonotonicClock.Instant>()
@@ -97,7 +97,7 @@ import TestSupport
         let writes = Writes()
         let system = FakeSystem()
         let saver = StateSaver(store: writes.store(dir.path, delay: .milliseconds(300)), readings: system.readings, logger: LogLines().logger())
-        let persistence = StatePersistence(saver: saver)
+        let persistence = StatePersistence(saver: saver, worker: try BlockingWorker())
         persistence.start()
         let now = VirtualClock.Instant(offset: .seconds(10))
         var session = Session<VirtualClock.Instant>(program: Presets.tabata)
@@ -126,7 +126,7 @@ import TestSupport
         let directory = "\(parent.path)/file/state"
         let log = LogLines(), reports = Reports()
         let saver = StateSaver(store: StateStore(directory: directory), readings: FakeSystem().readings, logger: log.logger())
-        let persistence = StatePersistence(saver: saver, retryInterval: .milliseconds(100), report: reports.note)
+        let persistence = StatePersistence(saver: saver, worker: try BlockingWorker(), retryInterval: .milliseconds(100), report: reports.note)
         persistence.start()
         #expect(!persistence.status.on)
         let line = try #require(log.all.first)
@@ -158,7 +158,7 @@ import TestSupport
         }
         let log = LogLines(), reports = Reports()
         let persistence = StatePersistence(saver: StateSaver(store: store, readings: FakeSystem().readings, logger: log.logger()),
-                                           retryInterval: .milliseconds(20), report: reports.note)
+                                           worker: try BlockingWorker(), retryInterval: .milliseconds(20), report: reports.note)
         persistence.start()
         var session = Session<VirtualClock.Instant>(program: Presets.tabata)
         for second in 1...5 {
@@ -184,7 +184,7 @@ import TestSupport
         defer { dir.remove() }
         let log = LogLines(), reports = Reports()
         let saver = StateSaver(store: StateStore(directory: dir.path + "/new/state"), readings: FakeSystem().readings, logger: log.logger())
-        let persistence = StatePersistence(saver: saver, report: reports.note)
+        let persistence = StatePersistence(saver: saver, worker: try BlockingWorker(), report: reports.note)
         persistence.start()
         await persistence.finish(Session<VirtualClock.Instant>(program: Presets.tabata), at: .init(offset: .zero))
         #expect(reports.all == [ControlState.Persistence(on: true)])
@@ -267,5 +267,36 @@ import TestSupport
                                  anchorBoottime: .seconds(boottime - since), anchorRealtime: .seconds(realtime - since),
                                  savedRealtime: .seconds(realtime))
         try StateFileFormat.checkAnchor(try StateFileFormat.decode(StateFileFormat.encode(saved)))
+    }
+}
+
+/// The frames file written on the worker: the loop formats the lines, the worker writes them,
+/// and `finish` waits for every line, in order, before it closes the file.
+@Suite struct FramesOnTheWorkerTests {
+    func boxingFrames(worker: BlockingWorker?) async throws -> String {
+        let dir = try TempDir()
+        defer { dir.remove() }
+        let path = "\(dir.path)/frames.jsonl"
+        let recorder = try FramesRecorder(path: path, decimals: 3)
+        if let worker { recorder.write(on: worker) }
+        let clock = VirtualClock()
+        let start = clock.now
+        var controller = Controller<VirtualClock.Instant>(program: Presets.boxing)
+        let pending = controller.perform(.start, at: start)
+        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(recorder),
+                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(200))),
+                              endWhenIdle: true)
+        await loop.run(controller, pending: pending)
+        try await recorder.finish()
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    @Test func theWorkerWritesEveryLineInOrderAsTheLoopWouldHave() async throws {
+        let worker = try BlockingWorker()
+        defer { worker.stop() }
+        let onTheWorker = try await boxingFrames(worker: worker)
+        let onTheLoop = try await boxingFrames(worker: nil)
+        #expect(onTheWorker.split(separator: "\n").count > 200, "200 s of a boxing round and its signals")
+        #expect(onTheWorker == onTheLoop)
     }
 }

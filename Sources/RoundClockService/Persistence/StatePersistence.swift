@@ -30,16 +30,13 @@ public final class StatePersistence: Sendable {
     private let shared = Mutex(Shared())
     private static let key = "state"
 
-    public init(saver: StateSaver, retryInterval: Duration = .seconds(30), report: @escaping @Sendable (Status) -> Void = { _ in }) {
+    /// Writes on `worker` (the process's one worker thread); nil: on the caller's thread.
+    public init(saver: StateSaver, worker: BlockingWorker?, retryInterval: Duration = .seconds(30),
+                report: @escaping @Sendable (Status) -> Void = { _ in }) {
         self.saver = saver
+        self.worker = worker
         self.retryInterval = retryInterval
         self.report = report
-        do {
-            worker = try BlockingWorker()
-        } catch {
-            saver.logger.error("state: \(error); the session is written on the render loop")
-            worker = nil
-        }
     }
 
     /// Whether the session is being kept, and if not why.
@@ -74,13 +71,11 @@ public final class StatePersistence: Sendable {
         KeepingObserver(persistence: self, clock: clock)
     }
 
-    /// The final save, at shutdown: keeps `session` at `now`, waits until the worker has
-    /// written it (after whatever was queued before), then ends the worker.
+    /// The final save, at shutdown: keeps `session` at `now` and waits until the worker has
+    /// written it (after whatever was queued before).
     public func finish<Instant>(_ session: Session<Instant>, at now: Instant) async {
         keep(session, at: now)
-        guard let worker else { return }
-        await worker.drain()
-        worker.stop()
+        await worker?.drain()
     }
 
     /// The worker's job: the directory made if missing, the newest snapshot written; a
