@@ -55,9 +55,5 @@ public struct MonotonicClock: Clock, Sendable {
     }
 
     /// `clock_gettime(CLOCK_MONOTONIC)` as a `Duration`.
-    public static func read() -> Duration {
-        var reading = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &reading)
-        return .seconds(Int64(reading.tv_sec)) + .nanoseconds(Int64(reading.tv_nsec))
-    }
+    public static func read() -> Duration { SystemReadings.clockReading(CLOCK_MONOTONIC) }
 }

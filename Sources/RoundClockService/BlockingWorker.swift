@@ -38,7 +38,7 @@ public final class BlockingWorker: @unchecked Sendable {
     /// Queues `job` under `key`, due now or `after` from now, replacing the job of `key` not
     /// yet started; a replaced job that was due earlier keeps that earlier instant.
     public func post(_ key: String, after delay: Duration? = nil, _ job: @escaping @Sendable () -> Void) {
-        let due = delay.map { SystemReadings.clockReading(CLOCK_MONOTONIC) + $0 }
+        let due = delay.map { MonotonicClock.read() + $0 }
         condition.locked {
             guard !stopping else { return }
             if let index = queue.firstIndex(where: { $0.key == key }) {
@@ -74,7 +74,7 @@ public final class BlockingWorker: @unchecked Sendable {
     private func serve() {
         condition.lock()
         while true {
-            let now = queue.contains { $0.due != nil } ? SystemReadings.clockReading(CLOCK_MONOTONIC) : .zero
+            let now = queue.contains { $0.due != nil } ? MonotonicClock.read() : .zero
             if let index = queue.firstIndex(where: { $0.due.map { $0 <= now } ?? true }) {
                 let job = queue.remove(at: index).job
                 condition.unlock()
