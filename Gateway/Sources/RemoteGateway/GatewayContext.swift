@@ -15,6 +15,6 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext, RemoteAdd
         remoteAddress = source.channel.remoteAddress
     }
 
-    /// The client as the rate limit counts it: its IP address without the port.
-    public var client: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The client as the limits count it: its IPv4 address or its IPv6 /64, without the port.
+    public var client: String { AddressKey(remoteAddress).description }
 }
