@@ -14,6 +14,10 @@ public struct RemoteSettings: Sendable, Hashable {
     /// `tls_cert` and `tls_key`: PEM files of a user-provided certificate; both or neither.
     public var tlsCertificate: String?
     public var tlsKey: String?
+    /// `hosts`: more names the phones may use for the gateway (a DNS name of the Pi, a
+    /// router's name for it), lowercase, without a trailing dot. The gateway accepts these,
+    /// `<hostname>.local`, `localhost` and IP addresses in a request's `Host`; nothing else.
+    public var hosts: [String] = []
 
     /// The clock unit's `RuntimeDirectory=roundclock` socket.
     public static let defaultControlSocket = "/run/roundclock/control.sock"
@@ -29,6 +33,23 @@ public struct RemoteSettings: Sendable, Hashable {
             return "\(escapedBasicString(pin)) is not a usable PIN; use \(pinLengths.lowerBound) to \(pinLengths.upperBound) digits 0-9"
         }
         return nil
+    }
+
+    /// `text` as a `Host` header names it (lowercase, no trailing dot), or `nil` when it is
+    /// not a DNS name: labels of ASCII letters, digits and '-' (not first or last), 1-63
+    /// characters each, 253 in all.
+    public static func hostName(_ text: String) -> String? {
+        var name = text.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        guard !name.isEmpty, name.unicodeScalars.count <= 253 else { return nil }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        for label in labels {
+            let scalars = Array(label.unicodeScalars)
+            guard (1...63).contains(scalars.count), scalars.first != "-", scalars.last != "-",
+                  scalars.allSatisfy({ ($0.value >= 0x61 && $0.value <= 0x7A) || ($0.value >= 0x30 && $0.value <= 0x39) || $0 == "-" })
+            else { return nil }
+        }
+        return name
     }
 
     static func read(_ table: inout TOMLReader, configFile: String) throws(ConfigError) -> RemoteSettings {
@@ -52,6 +73,15 @@ public struct RemoteSettings: Sendable, Hashable {
         }
         if let key = try table.string("tls_key") {
             remote.tlsKey = try table.path(key, key: "tls_key", configFile: configFile)
+        }
+        if let hosts = try table.strings("hosts") {
+            remote.hosts = []
+            for host in hosts {
+                guard let name = hostName(host) else {
+                    throw table.fail("hosts", "\(escapedBasicString(host)) is not a host name; use letters, digits, '-' and '.', e.g. \"clock.gym.example\"")
+                }
+                if !remote.hosts.contains(name) { remote.hosts.append(name) }
+            }
         }
         if (remote.tlsCertificate == nil) != (remote.tlsKey == nil) {
             throw table.fail(remote.tlsKey == nil ? "tls_key" : "tls_cert", "tls_cert and tls_key go together; give both (PEM files) or neither")

@@ -14,7 +14,9 @@ import TestSupport
             control = "/tmp/rc/control.sock"
             tls_cert = "tls/cert.pem"
             tls_key = "/etc/ssl/private/rc.key"
+            hosts = ["Clock.Gym.Example.", "gym-pi", "clock.gym.example"]
             """, file: "/etc/roundclock/config.toml")
+        #expect(config.remote.hosts == ["clock.gym.example", "gym-pi"])
         #expect(config.remote.pin == "482913")
         #expect(config.remote.listen == ListenAddress(host: "::1", port: 8443))
         #expect(config.remote.listen.description == "[::1]:8443")
@@ -25,9 +27,20 @@ import TestSupport
 
     @Test func remoteDefaults() throws {
         let remote = try Config.parse("", file: "/etc/roundclock/config.toml").remote
-        #expect(remote.pin == nil && remote.tlsCertificate == nil && remote.tlsKey == nil)
+        #expect(remote.pin == nil && remote.tlsCertificate == nil && remote.tlsKey == nil && remote.hosts.isEmpty)
         #expect(remote.listen.description == "0.0.0.0:80")
         #expect(remote.control == "/run/roundclock/control.sock")
+    }
+
+    @Test(arguments: ["a", "gym-pi", "clock.gym.example", "x1.y-2.Z3.", String(repeating: "a", count: 63) + ".b"])
+    func hostNamesAccepted(_ text: String) {
+        #expect(RemoteSettings.hostName(text) == text.lowercased().trimmingSuffixDot)
+    }
+
+    @Test(arguments: ["", ".", "a..b", "-a", "a-", "a b", "évil.example", "a_b", "gym-pi:80", "[::1]", String(repeating: "a", count: 64),
+                      String(repeating: "abc.", count: 64) + "x"])
+    func hostNamesRefused(_ text: String) {
+        #expect(RemoteSettings.hostName(text) == nil)
     }
 
     @Test(arguments: ["127.0.0.1:8080", "0.0.0.0:80", "rc-gym.local:443", "[::]:65535", "[fe80::1]:1"])
@@ -70,4 +83,8 @@ import TestSupport
             #expect(!(problem ?? "").contains("\n"), "seed \(seed): one line")
         }
     }
+}
+
+extension String {
+    fileprivate var trimmingSuffixDot: String { hasSuffix(".") ? String(dropLast()) : self }
 }
