@@ -33,9 +33,18 @@ public final class Access: Sendable {
         return .session(token: sessions.withLockedValue { $0.open(now: now) })
     }
 
-    public func logout(_ request: Request) {
-        guard let token = request.cookies[SessionStore.cookieName]?.value else { return }
+    /// Ends the request's session; returns its token, so its WebSockets can be closed too.
+    @discardableResult
+    public func logout(_ request: Request) -> String? {
+        guard let token = request.cookies[SessionStore.cookieName]?.value else { return nil }
         sessions.withLockedValue { $0.close(token) }
+        return token
+    }
+
+    /// When the session of `token` ends, or `nil` when it is not live.
+    public func expiry(of token: String?, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
+        guard let token else { return nil }
+        return sessions.withLockedValue { $0.isValid(token, now: now) ? $0.expiry(of: token) : nil }
     }
 
     /// Whether the request carries a live session cookie.

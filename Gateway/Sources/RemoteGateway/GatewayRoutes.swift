@@ -19,11 +19,12 @@ struct GatewayRoutes: Sendable {
     func add(to router: Router<GatewayContext>) {
         for path in page.files.keys {
             router.get(RouterPath(path)) { _, _ -> Response in page.response(path) ?? Response(status: .notFound) }
+            router.head(RouterPath(path)) { _, _ -> Response in page.response(path, head: true) ?? Response(status: .notFound) }
         }
         router.post("/api/login") { request, context -> Response in try await login(request, context) }
         router.post("/api/logout") { request, _ -> Response in
             guard access.originIsAllowed(request) else { return Self.crossSite }
-            access.logout(request)
+            if let token = access.logout(request) { link.hub.end(session: token) }
             var response = JSONReply.body(.ok, #"{"ok": true}"#)
             response.setCookie(access.expiredCookie())
             return response
@@ -42,13 +43,17 @@ struct GatewayRoutes: Sendable {
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
             guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }
             return .upgrade([:])
-        } onUpgrade: { inbound, outbound, _ in
-            let lines = link.hub.subscribe()
+        } onUpgrade: { inbound, outbound, context in
+            let token = context.request.cookies[SessionStore.cookieName]?.value
+            let lines = link.hub.subscribe(session: token)
+            let expiry = access.expiry(of: token)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // The page sends nothing; whatever comes is read and dropped (close and ping
                 // frames are answered by the WebSocket layer), so the socket is never stuck.
                 group.addTask { for try await _ in inbound {} }
+                // The lines end at logout; the session's end closes the socket too.
                 group.addTask { for await line in lines { try await outbound.write(.text(line)) } }
+                if let expiry { group.addTask { try await Task.sleep(until: expiry) } }
                 try await group.next()
                 group.cancelAll()
             }
@@ -103,10 +108,26 @@ struct GatewayRoutes: Sendable {
         }
     }
 
-    /// The request body, refused with 413 beyond `limit` bytes.
+    /// How long a request's body may take to arrive, once its head is in.
+    static let bodyTimeout = Duration.seconds(10)
+
+    /// The request body, refused with 413 beyond `limit` bytes and with 408 when it does not
+    /// arrive within `bodyTimeout` (then the connection closes).
     private func body(_ request: Request, limit: Int) async throws -> [UInt8] {
         do {
-            return Array(try await request.body.collect(upTo: limit).readableBytesView)
+            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+                group.addTask { Array(try await request.body.collect(upTo: limit).readableBytesView) }
+                group.addTask {
+                    try await Task.sleep(for: Self.bodyTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let bytes = first else {
+                    throw HTTPError(.requestTimeout, headers: [.connection: "close"],
+                                    message: "the body did not arrive within \(Self.bodyTimeout.components.seconds) s")
+                }
+                return bytes
+            }
         } catch is NIOTooManyBytesError {
             throw HTTPError(.contentTooLarge, message: "the body is over \(limit) bytes")
         }

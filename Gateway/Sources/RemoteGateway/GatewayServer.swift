@@ -23,9 +23,14 @@ public struct GatewayServer {
         public var mqtt: MQTTSetup?
         /// `[sync] group` (needs `mqtt`); `nil` = this clock is in no group.
         public var syncGroup: String?
+        /// The names a request's `Host` may carry.
+        public var hosts: AllowedHosts
+        /// Connection caps and the handshake and head timeouts.
+        public var bounds: ConnectionBounds
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
-                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil) {
+                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
+                    hosts: AllowedHosts, bounds: ConnectionBounds = .standard) {
             self.listen = listen
             self.control = control
             self.pin = pin
@@ -34,6 +39,8 @@ public struct GatewayServer {
             self.tls = tls
             self.mqtt = mqtt
             self.syncGroup = syncGroup
+            self.hosts = hosts
+            self.bounds = bounds
         }
     }
 
@@ -45,21 +52,27 @@ public struct GatewayServer {
         let link = ClockLink(path: settings.control, hub: LiveHub(), logger: logger)
         let access = Access(pin: settings.pin, tls: settings.tls != nil)
         let router = Router(context: GatewayContext.self)
-        router.middlewares.add(SecurityHeaders())
+        router.middlewares.add(HostCheck(hosts: settings.hosts))
         GatewayRoutes(link: link, access: access, page: settings.page, programs: settings.programs).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(10)),
             ws: .init(maxFrameSize: maximumFrame, autoPing: .enabled(timePeriod: .seconds(20)), validateUTF8: true)
         )
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router, configuration: configuration)
         let scheme = settings.tls == nil ? "http" : "https"
-        if let tls = settings.tls {
+        let tlsConfiguration: TLSConfiguration? = try settings.tls.map { tls in
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-            server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            return .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         }
-        var services: [any Service] = [LinkService(link: link)]
+        let table = ConnectionTable(bounds: settings.bounds)
+        let webSocketResponder = router.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            let http = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
+            guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false) }
+            return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true)
+        }
+        var services: [any Service] = [LinkService(link: link), MinuteReport(logger: logger, lines: [table.report])]
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
             services.append(ClockMQTTService(bridge: bridge))

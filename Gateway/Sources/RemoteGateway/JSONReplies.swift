@@ -22,26 +22,17 @@ enum JSONReply {
     }
 }
 
-/// Headers on every answer: the page may load only its own files and talk only to this
-/// server (`connect-src 'self'` covers the same-origin WebSocket), never be framed.
-struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
-    static var policy: String {
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-            + "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    }
+/// Headers on every answer (`HTTPGuard` sets them): the page may load only its own files and
+/// talk only to this server (`connect-src 'self'` covers the same-origin WebSocket), never be
+/// framed.
+enum SecurityHeaders {
+    static let policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.contentSecurityPolicy] = Self.policy
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.referrerPolicy] = "no-referrer"
-        response.headers[.xFrameOptions] = "DENY"
-        return response
-    }
-}
-
-extension HTTPField.Name {
-    // Constant valid field names (RFC 9110 tokens): the initializer cannot fail on them.
-    static let referrerPolicy = Self("Referrer-Policy")!
-    static let xFrameOptions = Self("X-Frame-Options")!
+    static let fields: [(String, String)] = [
+        ("Content-Security-Policy", policy),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
 }

@@ -32,6 +32,8 @@ public struct SessionStore: Sendable {
         return now < expiry
     }
 
+    public func expiry(of token: String) -> ContinuousClock.Instant? { expiries[token] }
+
     public mutating func close(_ token: String) {
         expiries[token] = nil
         order.removeAll { $0 == token }

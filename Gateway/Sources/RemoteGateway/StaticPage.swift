@@ -29,11 +29,16 @@ public struct StaticPage: Sendable {
         self.files = files
     }
 
-    func response(_ path: String) -> Response? {
+    /// The file's answer; for `HEAD` the same headers, its length included, and no body.
+    func response(_ path: String, head: Bool = false) -> Response? {
         guard let file = files[path] else { return nil }
         var headers = HTTPFields()
         headers[.contentType] = file.contentType
         headers[.cacheControl] = "no-cache"
+        if head {
+            headers[.contentLength] = String(file.bytes.count)
+            return Response(status: .ok, headers: headers, body: ResponseBody())
+        }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 }

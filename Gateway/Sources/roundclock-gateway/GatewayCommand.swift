@@ -33,8 +33,21 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The page's files (default /usr/share/roundclock-gateway/public, else the checkout's Gateway/Public).")
     var pageDir: String?
 
+    @Option(name: .long, help: "Connections kept open at once, from everyone (default \(ConnectionBounds.standard.total)); needs that many open files and \(OpenFiles.reserve) more.")
+    var maxConnections = ConnectionBounds.standard.total
+
+    @Option(name: .long, help: "Connections kept open at once from one address, an IPv6 /64 counting as one (default \(ConnectionBounds.standard.perAddress)).")
+    var maxConnectionsPerAddress = ConnectionBounds.standard.perAddress
+
     @Flag(name: .long, help: "Print the PIN (the configured one, or the generated one, made now if there is none yet) and exit.")
     var showPin = false
+
+    func validate() throws {
+        guard (1...65_536).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 65536, not \(maxConnections)") }
+        guard (1...maxConnections).contains(maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address must be 1 to --max-connections (\(maxConnections)), not \(maxConnectionsPerAddress)")
+        }
+    }
 
     func run() async throws {
         let loaded = try loadConfig()
@@ -61,6 +74,13 @@ struct GatewayCommand: AsyncParsableCommand {
             StandardStream.output.write(pin + "\n")
             return
         }
+        if let problem = OpenFiles.problem(connections: maxConnections) {
+            StandardStream.error.write("error: \(problem)\n")
+            throw ExitCode(ConfigError.exitCode)
+        }
+        var bounds = ConnectionBounds.standard
+        bounds.total = maxConnections
+        bounds.perAddress = maxConnectionsPerAddress
         var logger = Logger(label: "roundclock-gateway")
         logger.logLevel = .notice
         let page: StaticPage
@@ -74,7 +94,10 @@ struct GatewayCommand: AsyncParsableCommand {
         let mqtt = try MQTTOptions.setup(loaded, version: Self.configuration.version, logger: logger)
         let settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
                                               programs: loaded.catalog.map(\.name), tls: tls,
-                                              mqtt: mqtt, syncGroup: try SyncOptions.group(loaded, mqtt: mqtt))
+                                              mqtt: mqtt, syncGroup: try SyncOptions.group(loaded, mqtt: mqtt),
+                                              hosts: AllowedHosts(configured: remote.hosts, machine: MQTTOptions.hostname(),
+                                                                  listen: remote.listen.host),
+                                              bounds: bounds)
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)

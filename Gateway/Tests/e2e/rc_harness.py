@@ -62,6 +62,18 @@ def unit_scheduling(unit_file):
     return ["chrt", flag, priority, "nice", "-n", settings.get("Nice", "0")]
 
 
+def unit_open_files(unit_file):
+    """The command prefix that gives a process a unit's `LimitNOFILE=` (soft and hard), as
+    systemd does: `prlimit --nofile=N:N`."""
+    with open(unit_file) as f:
+        for line in f:
+            key, sep, value = line.strip().partition("=")
+            if sep and key == "LimitNOFILE":
+                soft, _, hard = value.partition(":")
+                return ["prlimit", f"--nofile={soft}:{hard or soft}", "--"]
+    return []
+
+
 def describe_scheduling(prefix):
     """`chrt -f 10 nice -n 0` -> 'SCHED_FIFO 10, nice 0' (for the benchmarks' output)."""
     if not prefix:
@@ -170,12 +182,14 @@ class Rig:
             return []
 
     # -- HTTP ------------------------------------------------------------------------------
-    def request(self, method, path, body=None, headers=None, cookie=None, raw=None):
-        """One request on a fresh connection; returns (status, headers dict, body bytes)."""
+    def request(self, method, path, body=None, headers=None, cookie=None, raw=None, source=None):
+        """One request on a fresh connection (from the loopback address `source`, e.g.
+        "127.0.0.7", when given); returns (status, headers dict, body bytes, Set-Cookie list)."""
+        bind = (source, 0) if source else None
         if self.tls:
-            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=30, context=self.tls)
+            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=30, context=self.tls, source_address=bind)
         else:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=bind)
         h = dict(headers or {})
         if cookie:
             h["Cookie"] = cookie
@@ -190,8 +204,8 @@ class Rig:
         connection.close()
         return result
 
-    def login(self, pin=PIN):
-        status, headers, body, cookies = self.request("POST", "/api/login", {"pin": pin})
+    def login(self, pin=PIN, source=None):
+        status, headers, body, cookies = self.request("POST", "/api/login", {"pin": pin}, source=source)
         assert status == 200, (status, body)
         return cookies[0].split(";")[0]
 
