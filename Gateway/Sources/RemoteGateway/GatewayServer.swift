@@ -8,8 +8,8 @@ import NIOSSL
 import RoundClockConfig
 import ServiceLifecycle
 
-/// Everything `roundclock-gateway` serves, wired: the link to the clock (a service of the
-/// application, so SIGTERM stops both), the routes, plain HTTP or TLS.
+/// Everything `roundclock-gateway` serves, wired: the link to the clock and the PIN guessing
+/// log (services of the application, so SIGTERM stops them), the routes, plain HTTP or TLS.
 public struct GatewayServer {
     public struct Settings: Sendable {
         public var listen: ListenAddress
@@ -23,9 +23,12 @@ public struct GatewayServer {
         public var mqtt: MQTTSetup?
         /// `[sync] group` (needs `mqtt`); `nil` = this clock is in no group.
         public var syncGroup: String?
+        /// Where the known phones are kept (`DeviceFile`); `nil` = in memory only.
+        public var stateDirectory: String?
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
-                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil) {
+                    tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
+                    stateDirectory: String? = nil) {
             self.listen = listen
             self.control = control
             self.pin = pin
@@ -34,6 +37,7 @@ public struct GatewayServer {
             self.tls = tls
             self.mqtt = mqtt
             self.syncGroup = syncGroup
+            self.stateDirectory = stateDirectory
         }
     }
 
@@ -43,10 +47,13 @@ public struct GatewayServer {
     /// The server as configured; throws (NIOSSL's error) when a TLS file cannot be used.
     public static func application(_ settings: Settings, logger: Logger) throws -> Application<RouterResponder<GatewayContext>> {
         let link = ClockLink(path: settings.control, hub: LiveHub(), logger: logger)
-        let access = Access(pin: settings.pin, tls: settings.tls != nil)
+        let deviceFile = settings.stateDirectory.map { DeviceFile(stateDirectory: $0, logger: logger) }
+        let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
+                            deviceFile: deviceFile)
+        let guessLog = PinGuessLog(logger: logger)
         let router = Router(context: GatewayContext.self)
         router.middlewares.add(SecurityHeaders())
-        GatewayRoutes(link: link, access: access, page: settings.page, programs: settings.programs).add(to: router)
+        GatewayRoutes(link: link, access: access, guessLog: guessLog, page: settings.page, programs: settings.programs).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(10)),
@@ -59,7 +66,7 @@ public struct GatewayServer {
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             server = try .tls(server, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
         }
-        var services: [any Service] = [LinkService(link: link)]
+        var services: [any Service] = [LinkService(link: link), PinGuessLogService(log: guessLog)]
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
             services.append(ClockMQTTService(bridge: bridge))

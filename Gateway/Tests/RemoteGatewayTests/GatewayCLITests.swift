@@ -20,7 +20,7 @@ import Testing
         return path
     }
 
-    @Test func showPinMakesSixDigitsOnceKeptMode0600() async throws {
+    @Test func showPinMakesTenDigitsOnceKeptMode0600() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = dir + "/config.toml"
@@ -28,7 +28,7 @@ import Testing
         let first = try await gateway(["--config", config, "--state-dir", dir + "/state", "--show-pin"])
         #expect(first.status == 0, "\(first.stderr)")
         let pin = first.stdout.trimmingCharacters(in: .newlines)
-        #expect(pin.count == 6 && pin.allSatisfy(\.isASCII) && pin.allSatisfy(\.isNumber), "\(first.stdout)")
+        #expect(pin.count == 10 && pin.allSatisfy(\.isASCII) && pin.allSatisfy(\.isNumber), "\(first.stdout)")
         let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/state/pin")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try String(contentsOfFile: dir + "/state/pin", encoding: .utf8) == pin + "\n")
