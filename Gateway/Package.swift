@@ -82,7 +82,10 @@ let package = Package(
             .product(name: "_RoundClockConfig", package: "RoundClock"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
         ]),
         .testTarget(name: "GroupSyncTests", dependencies: [
             "GroupSync",

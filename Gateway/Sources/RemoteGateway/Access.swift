@@ -1,36 +1,64 @@
 import Hummingbird
 import NIOConcurrencyHelpers
 
-/// Who may do what (docs/remote.md, security model): the PIN, its rate limit, the
-/// sessions, and the `Origin` check of every state-changing request.
+/// Who may do what (docs/remote.md, security model): the PIN, its back-off, the known
+/// phones, the sessions, and the `Origin` check of every state-changing request.
 public final class Access: Sendable {
     private let pin: String
     /// Whether the page is served over TLS (the cookie gets `Secure`, origins are `https://`).
     public let tls: Bool
     private let sessions = NIOLockedValueBox(SessionStore())
     private let attempts = NIOLockedValueBox(PinAttempts())
+    private let devices: NIOLockedValueBox<DeviceTokens>
+    /// Where the known phones are kept; `nil` = in memory only.
+    private let deviceFile: DeviceFile?
 
-    public init(pin: String, tls: Bool) {
+    public init(pin: String, tls: Bool, devices: DeviceTokens = DeviceTokens(), deviceFile: DeviceFile? = nil) {
         self.pin = pin
         self.tls = tls
+        self.devices = NIOLockedValueBox(devices)
+        self.deviceFile = deviceFile
     }
 
-    public enum Login: Equatable {
-        case session(token: String)
-        case wrongPin
+    public enum Login: Equatable, Sendable {
+        /// `device`: the phone's `rc_device` token, new unless it came with a known one.
+        case session(token: String, device: String)
+        /// `inARow`: the key's wrong PINs in a row, this one included.
+        case wrongPin(inARow: Int)
         case limited(retryAfterSeconds: Int)
     }
 
-    /// Checks a PIN from `client`: refused without a look while the client is rate limited.
-    public func login(pin given: String, client: String, now: ContinuousClock.Instant = .now) -> Login {
-        let decision = attempts.withLockedValue { $0.check(client: client, now: now) }
-        if case .limited(let seconds) = decision { return .limited(retryAfterSeconds: seconds) }
-        guard pinsMatch(given, pin) else {
-            attempts.withLockedValue { $0.recordFailure(client: client, now: now) }
-            return .wrongPin
+    /// The back-off's key of a login: a known phone's own key, else the client's address key.
+    public func attemptKey(client: String, device: String?) -> String {
+        guard let device, devices.withLockedValue({ $0.contains(device) }) else { return client }
+        return DeviceTokens.key(device)
+    }
+
+    /// Checks a PIN from `client` (with the `rc_device` token it sent, if any): refused
+    /// without a look while its key must wait. The check, the comparison and the count are
+    /// one step under the lock, so parallel requests cannot slip past the back-off.
+    public func login(pin given: String, client: String, device: String? = nil,
+                      now: ContinuousClock.Instant = .now) -> Login {
+        let key = attemptKey(client: client, device: device)
+        let refusal: Login? = attempts.withLockedValue { attempts in
+            if case .limited(let seconds) = attempts.check(client: key, now: now) {
+                return .limited(retryAfterSeconds: seconds)
+            }
+            guard pinsMatch(given, pin) else {
+                return .wrongPin(inARow: attempts.recordFailure(client: key, now: now))
+            }
+            attempts.recordSuccess(client: key)
+            return nil
         }
-        attempts.withLockedValue { $0.recordSuccess(client: client) }
-        return .session(token: sessions.withLockedValue { $0.open(now: now) })
+        if let refusal { return refusal }
+        // The known token the phone came with, else a new one.
+        let phone = device.flatMap { key == DeviceTokens.key($0) ? $0 : nil } ?? DeviceTokens.make()
+        let known = devices.withLockedValue { devices in
+            devices.use(phone)
+            return devices
+        }
+        deviceFile?.save(known)
+        return .session(token: sessions.withLockedValue { $0.open(now: now) }, device: phone)
     }
 
     /// Ends the request's session; returns its token, so its WebSockets can be closed too.
@@ -65,6 +93,12 @@ public final class Access: Sendable {
     /// The session cookie: `HttpOnly`, `SameSite=Strict`, `Path=/`, `Secure` under TLS.
     public func sessionCookie(_ token: String) -> Cookie {
         Cookie(name: SessionStore.cookieName, value: token, maxAge: Int(SessionStore.lifetime.components.seconds),
+               path: "/", secure: tls, httpOnly: true, sameSite: .strict)
+    }
+
+    /// The device cookie: like the session cookie, for `DeviceTokens.lifetime` (400 days).
+    public func deviceCookie(_ token: String) -> Cookie {
+        Cookie(name: DeviceTokens.cookieName, value: token, maxAge: Int(DeviceTokens.lifetime.components.seconds),
                path: "/", secure: tls, httpOnly: true, sameSite: .strict)
     }
 

@@ -9,6 +9,7 @@ import NIOCore
 struct GatewayRoutes: Sendable {
     let link: ClockLink
     let access: Access
+    let guessLog: PinGuessLog
     let page: StaticPage
     /// The program picker's choices: the presets MODE cycles, then the config's programs.
     let programs: [String]
@@ -51,9 +52,17 @@ struct GatewayRoutes: Sendable {
                 // The page sends nothing; whatever comes is read and dropped (close and ping
                 // frames are answered by the WebSocket layer), so the socket is never stuck.
                 group.addTask { for try await _ in inbound {} }
-                // The lines end at logout; the session's end closes the socket too.
-                group.addTask { for await line in lines { try await outbound.write(.text(line)) } }
-                if let expiry { group.addTask { try await Task.sleep(until: expiry) } }
+                // The lines end at logout, and the socket closes; so it does when the session ends.
+                group.addTask {
+                    for await line in lines { try await outbound.write(.text(line)) }
+                    try? await outbound.close(.normalClosure, reason: "logged out")
+                }
+                if let expiry {
+                    group.addTask {
+                        try await Task.sleep(until: expiry)
+                        try? await outbound.close(.normalClosure, reason: "session ended")
+                    }
+                }
                 try await group.next()
                 group.cancelAll()
             }
@@ -69,14 +78,17 @@ struct GatewayRoutes: Sendable {
         guard let pin = (try? JSONParser(maxBytes: Self.maximumLoginBytes, maxDepth: 2).parse(bytes))?["pin"]?.string else {
             return JSONReply.failure(.badRequest, "the body must be {\"pin\": \"…\"}")
         }
-        switch access.login(pin: pin, client: context.client) {
-        case .session(let token):
+        let device = request.cookies[DeviceTokens.cookieName]?.value
+        let outcome = access.login(pin: pin, client: context.client, device: device)
+        guessLog.note(outcome, client: access.attemptKey(client: context.client, device: device))
+        switch outcome {
+        case .session(let token, let device):
             context.logger.notice("login from \(context.client)")
             var response = JSONReply.body(.ok, #"{"ok": true}"#)
             response.setCookie(access.sessionCookie(token))
+            response.setCookie(access.deviceCookie(device))
             return response
         case .wrongPin:
-            context.logger.warning("wrong PIN from \(context.client)")
             return JSONReply.failure(.unauthorized, "wrong PIN")
         case .limited(let seconds):
             var headers = HTTPFields()

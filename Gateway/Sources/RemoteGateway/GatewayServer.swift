@@ -8,8 +8,8 @@ import NIOSSL
 import RoundClockConfig
 import ServiceLifecycle
 
-/// Everything `roundclock-gateway` serves, wired: the link to the clock (a service of the
-/// application, so SIGTERM stops both), the routes, plain HTTP or TLS.
+/// Everything `roundclock-gateway` serves, wired: the link to the clock and the PIN guessing
+/// log (services of the application, so SIGTERM stops them), the routes, plain HTTP or TLS.
 public struct GatewayServer {
     public struct Settings: Sendable {
         public var listen: ListenAddress
@@ -27,10 +27,12 @@ public struct GatewayServer {
         public var hosts: AllowedHosts
         /// Connection caps and the handshake and head timeouts.
         public var bounds: ConnectionBounds
+        /// Where the known phones are kept (`DeviceFile`); `nil` = in memory only.
+        public var stateDirectory: String?
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
                     tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
-                    hosts: AllowedHosts, bounds: ConnectionBounds = .standard) {
+                    hosts: AllowedHosts, bounds: ConnectionBounds = .standard, stateDirectory: String? = nil) {
             self.listen = listen
             self.control = control
             self.pin = pin
@@ -41,6 +43,7 @@ public struct GatewayServer {
             self.syncGroup = syncGroup
             self.hosts = hosts
             self.bounds = bounds
+            self.stateDirectory = stateDirectory
         }
     }
 
@@ -50,10 +53,13 @@ public struct GatewayServer {
     /// The server as configured; throws (NIOSSL's error) when a TLS file cannot be used.
     public static func application(_ settings: Settings, logger: Logger) throws -> Application<RouterResponder<GatewayContext>> {
         let link = ClockLink(path: settings.control, hub: LiveHub(), logger: logger)
-        let access = Access(pin: settings.pin, tls: settings.tls != nil)
+        let deviceFile = settings.stateDirectory.map { DeviceFile(stateDirectory: $0, logger: logger) }
+        let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
+                            deviceFile: deviceFile)
+        let guessLog = PinGuessLog(logger: logger)
         let router = Router(context: GatewayContext.self)
         router.middlewares.add(HostCheck(hosts: settings.hosts))
-        GatewayRoutes(link: link, access: access, page: settings.page, programs: settings.programs).add(to: router)
+        GatewayRoutes(link: link, access: access, guessLog: guessLog, page: settings.page, programs: settings.programs).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(10)),
@@ -72,7 +78,9 @@ public struct GatewayServer {
             guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false) }
             return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true)
         }
-        var services: [any Service] = [LinkService(link: link), MinuteReport(logger: logger, lines: [table.report])]
+        var services: [any Service] = [
+            LinkService(link: link), PinGuessLogService(log: guessLog), MinuteReport(logger: logger, lines: [table.report]),
+        ]
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
             services.append(ClockMQTTService(bridge: bridge))

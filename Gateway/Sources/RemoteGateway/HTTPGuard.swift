@@ -6,7 +6,8 @@ import NIOTLS
 /// connection when the TLS handshake or the first request head does not finish in time
 /// (later requests are bounded by Hummingbird's idle timeout, which starts at the first
 /// head). Outbound, it puts the security headers on every answer, error answers and refused
-/// WebSocket upgrades included; it leaves the pipeline with the `101` of an upgrade.
+/// WebSocket upgrades included. After the `101` of an upgrade it passes WebSocket data on
+/// untouched.
 final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -19,6 +20,7 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let serial: UInt64
     private var deadline: Scheduled<Void>?
     private var waiting: Waiting
+    private var upgraded = false
 
     private enum Waiting { case handshake, head, nothing }
 
@@ -55,7 +57,7 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if waiting == .head, case .head = unwrapInboundIn(data) {
+        if !upgraded, waiting == .head, case .head = unwrapInboundIn(data) {
             deadline?.cancel()
             deadline = nil
             waiting = .nothing
@@ -65,14 +67,14 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .head(var head) = unwrapOutboundIn(data) else {
+        guard !upgraded, case .head(var head) = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)
             return
         }
         if head.status == .switchingProtocols {
             // WebSocket frames follow, which this handler does not speak.
+            upgraded = true
             context.write(data, promise: promise)
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
         for (name, value) in SecurityHeaders.fields { head.headers.replaceOrAdd(name: name, value: value) }

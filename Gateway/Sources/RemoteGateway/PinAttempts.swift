@@ -1,15 +1,17 @@
-/// Rate limit of PIN attempts (docs/remote.md): a client (its IP address) gets
-/// `perClient` wrong PINs per `window`; after that every login from it is refused (HTTP 429
-/// with `Retry-After`) until its oldest failure leaves the window. All clients together get
-/// `overall` wrong PINs per window, so many addresses cannot multiply the guessing rate.
-/// A right PIN clears the client's failures. With a 6-digit PIN and these numbers, guessing
-/// it takes on average 500,000 tries / 20 per minute = 17 days of continuous attack.
+/// The back-off of PIN attempts (docs/remote.md), per key: a client's `AddressKey` or a known
+/// phone's `device:` key. A key gets `freeFailures` wrong PINs in a row at once (typos); after
+/// that each try waits `wait(afterFailures:)`: 30 s after the 5th failure, then twice as long
+/// after each further one, at most 1 h. While a key waits, its logins are refused (HTTP 429
+/// with `Retry-After`) without looking at the PIN. A right PIN clears the key; a key without a
+/// wrong PIN for `forgetAfter` is forgotten. Keys never affect each other: there is no
+/// overall cap, so no number of guessing addresses can lock out another one.
 public struct PinAttempts: Sendable {
-    public static let perClient = 5
-    public static let overall = 20
-    public static let window = Duration.seconds(60)
-    /// Clients remembered at once; the longest-quiet ones are forgotten first.
-    public static let trackedClients = 4096
+    public static let freeFailures = 5
+    public static let firstWait = Duration.seconds(30)
+    public static let longestWait = Duration.seconds(3600)
+    public static let forgetAfter = Duration.seconds(24 * 3600)
+    /// Keys remembered at once; beyond it, the key whose last failure is oldest is forgotten.
+    public static let trackedKeys = 4096
 
     public enum Decision: Equatable, Sendable {
         case allowed
@@ -17,56 +19,69 @@ public struct PinAttempts: Sendable {
         case limited(retryAfterSeconds: Int)
     }
 
-    private var failures: [String: [ContinuousClock.Instant]] = [:]
-    private var all: [ContinuousClock.Instant] = []
+    /// One key's wrong PINs in a row and when the last one came.
+    private struct Streak {
+        var failures: Int
+        var last: ContinuousClock.Instant
+    }
+
+    private var streaks: [String: Streak] = [:]
     private var lastSweep: ContinuousClock.Instant?
 
     public init() {}
 
+    /// The wait before the next try after `failures` wrong PINs in a row: none for the first
+    /// `freeFailures`, then `firstWait` doubled per further failure, at most `longestWait`.
+    public static func wait(afterFailures failures: Int) -> Duration {
+        guard failures >= freeFailures else { return .zero }
+        var wait = firstWait
+        for _ in freeFailures..<failures {
+            wait *= 2
+            if wait >= longestWait { return longestWait }
+        }
+        return min(wait, longestWait)
+    }
+
     /// Whether `client` may try a PIN now.
     public mutating func check(client: String, now: ContinuousClock.Instant) -> Decision {
-        forgetOld(now: now)
-        let mine = recent(client, now: now)
-        if mine.count >= Self.perClient, let oldest = mine.first {
-            return .limited(retryAfterSeconds: seconds(until: oldest + Self.window, now: now))
-        }
-        if all.count >= Self.overall, let oldest = all.first {
-            return .limited(retryAfterSeconds: seconds(until: oldest + Self.window, now: now))
-        }
-        return .allowed
+        sweep(now: now)
+        guard let streak = live(client, now: now) else { return .allowed }
+        let next = streak.last + Self.wait(afterFailures: streak.failures)
+        guard now < next else { return .allowed }
+        return .limited(retryAfterSeconds: seconds(until: next, now: now))
     }
 
-    public mutating func recordFailure(client: String, now: ContinuousClock.Instant) {
-        if failures[client] == nil, failures.count >= Self.trackedClients {
-            let quietest = failures.min { ($0.value.last ?? now) < ($1.value.last ?? now) }?.key
-            if let quietest { failures[quietest] = nil }
+    /// Counts a wrong PIN; returns how many `client` has given in a row, this one included.
+    @discardableResult
+    public mutating func recordFailure(client: String, now: ContinuousClock.Instant) -> Int {
+        let failures = (live(client, now: now)?.failures ?? 0) + 1
+        if streaks[client] == nil, streaks.count >= Self.trackedKeys {
+            let oldest = streaks.min { $0.value.last < $1.value.last }?.key
+            if let oldest { streaks[oldest] = nil }
         }
-        failures[client] = recent(client, now: now) + [now]
-        all.append(now)
+        streaks[client] = Streak(failures: failures, last: now)
+        return failures
     }
-
-    /// How many clients are remembered.
-    public var trackedCount: Int { failures.count }
 
     public mutating func recordSuccess(client: String) {
-        failures[client] = nil
+        streaks[client] = nil
     }
 
-    /// Drops failures older than the window: the overall list at each check (it holds at
-    /// most `overall` + a few), the clients' lists in one sweep per window, so a check costs
-    /// the same however many clients are remembered.
-    private mutating func forgetOld(now: ContinuousClock.Instant) {
-        all.removeAll { $0 + Self.window <= now }
-        guard lastSweep.map({ $0 + Self.window <= now }) ?? true else { return }
+    /// How many keys are remembered.
+    public var trackedCount: Int { streaks.count }
+
+    /// The key's streak, unless it is older than `forgetAfter`.
+    private func live(_ client: String, now: ContinuousClock.Instant) -> Streak? {
+        guard let streak = streaks[client], now < streak.last + Self.forgetAfter else { return nil }
+        return streak
+    }
+
+    /// Drops forgotten keys, once per `longestWait`, so a check costs the same however many
+    /// keys are remembered.
+    private mutating func sweep(now: ContinuousClock.Instant) {
+        guard lastSweep.map({ $0 + Self.longestWait <= now }) ?? true else { return }
         lastSweep = now
-        for (client, times) in failures {
-            let kept = times.filter { $0 + Self.window > now }
-            failures[client] = kept.isEmpty ? nil : kept
-        }
-    }
-
-    private func recent(_ client: String, now: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
-        (failures[client] ?? []).filter { $0 + Self.window > now }
+        streaks = streaks.filter { now < $0.value.last + Self.forgetAfter }
     }
 
     private func seconds(until instant: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Int {

@@ -27,7 +27,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "HOST:PORT to serve on (default [remote] listen, 0.0.0.0:80); port 0 takes any free port.")
     var listen: String?
 
-    @Option(name: .long, help: "Where the generated PIN is kept (default $STATE_DIRECTORY, else /var/lib/roundclock-gateway).")
+    @Option(name: .long, help: "Where the generated PIN and the known phones are kept (default $STATE_DIRECTORY, else /var/lib/roundclock-gateway).")
     var stateDir: String?
 
     @Option(name: .long, help: "The page's files (default /usr/share/roundclock-gateway/public, else the checkout's Gateway/Public).")
@@ -97,7 +97,7 @@ struct GatewayCommand: AsyncParsableCommand {
                                               mqtt: mqtt, syncGroup: try SyncOptions.group(loaded, mqtt: mqtt),
                                               hosts: AllowedHosts(configured: remote.hosts, machine: MQTTOptions.hostname(),
                                                                   listen: remote.listen.host),
-                                              bounds: bounds)
+                                              bounds: bounds, stateDirectory: stateDirectory)
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)
@@ -105,6 +105,10 @@ struct GatewayCommand: AsyncParsableCommand {
             let files = tls.map { "tls_cert \($0.certificate), tls_key \($0.key)" } ?? "TLS"
             StandardStream.error.write("error: \(loaded.file): [remote] \(files): \(error)\n")
             throw ExitCode(ConfigError.exitCode)
+        }
+        // After every check that can fail, so a bad start stays one line.
+        if let notice = PinFile.shortPinNotice(pin: pin, configured: remote.pin != nil, stateDirectory: stateDirectory) {
+            logger.notice("\(notice)")
         }
         do {
             try await app.runService()

@@ -21,6 +21,7 @@ import Testing
         let run = try await Self.check("api_check.py")
         #expect(run.stdout.contains("ok: six wrong PINs: [401, 401, 401, 401, 401, 429]"))
         #expect(run.stdout.contains("ok: the gateway reconnected by itself"))
+        #expect(run.stdout.contains("ok: logout closed the session's WebSocket"))
         #expect(run.stdout.hasSuffix("API check: all passed\n"))
     }
 
@@ -30,6 +31,23 @@ import Testing
         #expect(run.stdout.contains("ok: START: the page counted"))
         #expect(run.stdout.contains("ok: clock stopped: the page says 'clock unreachable'"))
         #expect(run.stdout.hasSuffix("browser check: all passed\n"))
+    }
+
+    /// The holes an attacker on the gym's network would try: connections that never finish
+    /// their first request, connection caps, DNS rebinding, distributed PIN guessing, a
+    /// WebSocket that outlives its logout, error answers without the security headers, HEAD.
+    @Test func hardeningAgainstTheGymsNetwork() async throws {
+        let run = try await Self.check("hardening_check.py")
+        #expect(run.stdout.contains("ok: connections that never finish their first request are closed"))
+        #expect(run.stdout.contains("ok: 17 connections from 127.0.0.2: 16 held, one closed"))
+        #expect(run.stdout.contains("the coach from 127.0.0.9 got the page, a session and the state"))
+        #expect(run.stdout.contains("ok: as evil.example and two look-alikes: GET / 421"))
+        #expect(run.stdout.contains("the coach's right PIN from a sixth logs in at once"))
+        #expect(run.stdout.contains("ok: a generated PIN has 10 digits"))
+        #expect(run.stdout.contains("ok: logout closed the page's WebSocket"))
+        #expect(run.stdout.contains("carry the security headers"))
+        #expect(run.stdout.contains("ok: HEAD / answers 200"))
+        #expect(run.stdout.hasSuffix("hardening check: all passed\n"))
     }
 
     @Test func tlsWithAUserCertificate() async throws {
@@ -74,6 +92,8 @@ import Testing
         let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "5", "--as-deployed"])
         #expect(run.stdout.contains("as deployed: clock SCHED_FIFO 10, nice 0; gateway SCHED_OTHER, nice 10"))
         #expect(run.stdout.contains("ok: gateway and clock running, the session untouched"))
+        #expect(run.stdout.contains("ok: the 100 held connections (silent or half a head) were closed by the gateway"))
+        #expect(run.stdout.contains("logged in and read the state"))
         #expect(run.stdout.hasSuffix("abuse check: all passed\n"))
     }
 }

@@ -20,7 +20,7 @@ import Testing
         return path
     }
 
-    @Test func showPinMakesSixDigitsOnceKeptMode0600() async throws {
+    @Test func showPinMakesTenDigitsOnceKeptMode0600() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = dir + "/config.toml"
@@ -28,7 +28,7 @@ import Testing
         let first = try await gateway(["--config", config, "--state-dir", dir + "/state", "--show-pin"])
         #expect(first.status == 0, "\(first.stderr)")
         let pin = first.stdout.trimmingCharacters(in: .newlines)
-        #expect(pin.count == 6 && pin.allSatisfy(\.isASCII) && pin.allSatisfy(\.isNumber), "\(first.stdout)")
+        #expect(pin.count == 10 && pin.allSatisfy(\.isASCII) && pin.allSatisfy(\.isNumber), "\(first.stdout)")
         let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/state/pin")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try String(contentsOfFile: dir + "/state/pin", encoding: .utf8) == pin + "\n")
@@ -79,12 +79,13 @@ import Testing
         #expect(run.stderr.hasPrefix("error: --listen ") && run.stderr.filter { $0 == "\n" }.count == 1, "\(run.stderr)")
     }
 
-    @Test func unitIsHardenedWithinThreeAndVerifies() async throws {
+    @Test func unitIsHardenedWithinOneAndAHalfCapsConnectionsAndVerifies() async throws {
         let script = Self.repository.appendingPathComponent("Tests/systemd/check-unit.sh").path
         let unit = Self.repository.appendingPathComponent("Gateway/systemd/roundclock-gateway.service").path
         let run = try await ScriptRun.run("/bin/sh", [script, unit])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("ok: exposure") && run.stdout.contains("(at most 3.0)"))
+        #expect(run.stdout.contains("ok: exposure") && run.stdout.contains("(at most 1.5)"))
+        #expect(run.stdout.contains("ok: connection caps 256 in all, 16 per address; LimitNOFILE=1024"))
         #expect(run.stdout.contains("ok: systemd-analyze verify is clean") && run.stdout.contains("ok: required settings present"))
         let strict = try await ScriptRun.run("/usr/bin/env", ["MAX_EXPOSURE=0.5", "/bin/sh", script, unit])
         #expect(strict.status == 1 && strict.stdout.contains("FAIL: exposure"), "the check can fail")

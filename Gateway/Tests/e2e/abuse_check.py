@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Abuse of the phone remote: while a real clock counts down in real time,
 1,000+ malformed HTTP requests, WebSocket frames and control-socket lines (oversized, bad
-JSON, bad UTF-8, unknown commands, lying lengths, 100 connections held open at once).
-Checks: gateway and clock keep running; nothing changed the session (no state but
-`running` in the frames file); nothing without the PIN got a 2xx from /api; display
-lateness p99 during the flood within FACTOR x idle (default 2, or `--factor`).
+JSON, bad UTF-8, unknown commands, lying lengths, DNS-rebinding Host and Origin pairs), 100
+connections held open from 10 addresses (silent, or half a request head), and PIN guessing
+from five addresses, while the coach logs in and reads the state from another address every
+second. Checks: gateway and clock keep running; the held connections are closed by the head
+timeout; every one of the coach's logins and reads succeeds; nothing changed the session (no
+state but `running` in the frames file); nothing without the PIN got a 2xx from /api;
+display lateness p99 during the flood within FACTOR x idle (default 2, or `--factor`).
 
     python3 Gateway/Tests/e2e/abuse_check.py [--seconds S] [--factor F] [--fifo | --as-deployed]
 """
@@ -19,7 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rc_harness import CLOCK_UNIT, GATEWAY_UNIT, Rig, describe_scheduling, unit_scheduling, wait_for  # noqa: E402
+from rc_harness import (CLOCK_UNIT, GATEWAY_UNIT, PIN, Rig, describe_scheduling, unit_open_files,  # noqa: E402
+                        unit_scheduling, wait_for)
 
 
 def lateness_us(frames, start_t, end_t):
@@ -31,9 +35,10 @@ def lateness_us(frames, start_t, end_t):
     return len(late), pick(0.5), pick(0.99)
 
 
-def raw_exchange(port, data, read=True):
-    """Sends raw bytes on a fresh TCP connection; returns the status line (or '' if closed)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+def raw_exchange(port, data, read=True, source=None):
+    """Sends raw bytes on a fresh TCP connection (from the loopback address `source`);
+    returns the status line (or '' if closed)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0) if source else None) as s:
         try:
             s.sendall(data)
         except OSError:
@@ -47,14 +52,15 @@ def raw_exchange(port, data, read=True):
         return reply.split(b"\r\n", 1)[0].decode("latin-1")
 
 
-def http_cases(rng, cookie):
-    """Malformed or unauthorized HTTP requests: (bytes, expected to be refused)."""
+def http_cases(rng, cookie, port):
+    """Malformed or unauthorized HTTP requests: (kind, bytes), all to be refused."""
+    host = f"127.0.0.1:{port}"
     bad_utf8 = b'{"pin": "\xff\xfe\xc3"}'
     bodies = [b"", b"{", b"[]", b'{"pin": 1234}', b"null", bad_utf8, b'{"command": "\xc3\x28"}', b"\x00" * 50,
               b'{"command": "start"}', b'{"command": "fly"}', b'{"pin": "' + b"9" * 300 + b'"}']
     cases = []
     for _ in range(500):
-        kind = rng.randrange(8)
+        kind = rng.randrange(9)
         body = rng.choice(bodies)
         path = rng.choice(["/api/login", "/api/command", "/api/state", "/api/live", "/api/../etc/passwd", "/%00", "/x" * 200])
         if kind == 0:
@@ -74,9 +80,16 @@ def http_cases(rng, cookie):
         elif kind == 6:
             req = (f"POST {path} HTTP/1.1\r\nHost: x\r\nCookie: rc_session={'%064x' % rng.getrandbits(256)}\r\n"
                    f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-        else:
+        elif kind == 7:
             req = (f"POST /api/login HTTP/1.1\r\nHost: x\r\nOrigin: http://evil.example\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
-        cases.append((kind, req))
+        else:
+            # DNS rebinding: a page under its own name, with the right PIN or the coach's session.
+            evil = rng.choice(["evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"])
+            login = b'{"pin": "%s"}' % PIN.encode()
+            path, data = rng.choice([("/api/login", login), ("/api/command", b'{"command": "start"}'), ("/", b"")])
+            req = (f"{'GET' if path == '/' else 'POST'} {path} HTTP/1.1\r\nHost: {evil}\r\nOrigin: http://{evil}\r\n"
+                   f"Cookie: {cookie}\r\nContent-Length: {len(data)}\r\n\r\n").encode() + data
+        cases.append((kind, req.replace(b"Host: x\r\n", f"Host: {host}\r\n".encode())))
     return cases
 
 
@@ -119,6 +132,17 @@ def websocket_abuse(port, cookie, rng):
         return "upgraded"
 
 
+def is_open(s):
+    """Whether the gateway still holds the connection open (no EOF, no reset)."""
+    s.setblocking(False)
+    try:
+        return s.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
 def socket_lines(path, rng):
     lines = [b"{\n", b"\xff\xfe\n", b'{"command": "fly"}\n', b"[]\n", b'{"command": 1}\n', b"x" * 200_000 + b"\n", b"\n",
              b'{"command": "program", "program": "\xc3\x28"}\n']
@@ -154,6 +178,7 @@ def main():
         print(f"as deployed: clock {describe_scheduling(prefix)}; gateway {describe_scheduling(gateway_prefix)}")
     else:
         print("clock scheduling:", "SCHED_FIFO 10" if args.fifo else "SCHED_OTHER (default)")
+    gateway_prefix = unit_open_files(GATEWAY_UNIT) + gateway_prefix
     with Rig(clock_args=["--events", "0:start"], clock_prefix=prefix, gateway_prefix=gateway_prefix) as rig:
         cookie = rig.login()
         wait_for(lambda: any(f.get("state") == "running" for f in rig.frame_lines()), what="the countdown running")
@@ -166,11 +191,15 @@ def main():
         accepted_without_pin = []
         stop = threading.Event()
         held = []
-        for _ in range(100):
-            s = socket.create_connection(("127.0.0.1", rig.port), timeout=30)
-            s.sendall(b"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+        for n in range(100):
+            s = socket.create_connection(("127.0.0.1", rig.port), timeout=30, source_address=(f"127.0.2.{n % 10 + 1}", 0))
+            if n % 2:
+                s.sendall(b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
             held.append(s)
         counts["held"] = len(held)
+        held_from = time.monotonic()
+        coach = {"ok": 0, "failed": []}
+        guesses = {"401": 0, "429": 0, "other": 0}
 
         deadline = time.monotonic() + args.seconds
 
@@ -193,14 +222,42 @@ def main():
                 counts["ws"] += 1
                 n -= 1
 
+        def coach_worker():
+            # The coach's phone, from its own address: a login and a read every second.
+            while time.monotonic() < deadline:
+                try:
+                    status, _, body, cookies = rig.request("POST", "/api/login", {"pin": PIN}, source="127.0.0.9")
+                    state, _, _, _ = rig.request("GET", "/api/state", cookie=cookies[0].split(";")[0] if cookies else "",
+                                                 source="127.0.0.9")
+                    if status == 200 and state == 200:
+                        coach["ok"] += 1
+                    else:
+                        coach["failed"].append((status, state))
+                except OSError as error:
+                    coach["failed"].append(str(error))
+                stop.wait(1)
+
+        def guess_worker():
+            # Distributed guessing: five addresses in turn, as fast as the gateway answers.
+            n = 0
+            while time.monotonic() < deadline:
+                try:
+                    status = rig.request("POST", "/api/login", {"pin": "%010d" % rng.randrange(10**10)},
+                                         source=f"127.0.4.{n % 5 + 1}")[0]
+                    guesses[str(status) if status in (401, 429) else "other"] += 1
+                except OSError:
+                    guesses["other"] += 1
+                n += 1
+
         def socket_worker(n):
             while n > 0 or time.monotonic() < deadline:
                 socket_lines(rig.socket, rng)
                 counts["socket"] += 1
                 n -= 1
 
-        cases = http_cases(rng, cookie)
+        cases = http_cases(rng, cookie, rig.port)
         workers = [threading.Thread(target=http_worker, args=(cases[i::4],)) for i in range(4)]
+        workers += [threading.Thread(target=coach_worker), threading.Thread(target=guess_worker)]
         workers += [threading.Thread(target=ws_worker, args=(150,)) for _ in range(2)]
         workers += [threading.Thread(target=socket_worker, args=(100,)) for _ in range(2)]
         flood_from = max(f["t"] for f in rig.frame_lines())
@@ -211,12 +268,21 @@ def main():
             w.join()
         flood_seconds = time.monotonic() - started
         flood_to = max(f["t"] for f in rig.frame_lines())
+        stop.set()
+        still_open = [s for s in held if is_open(s)]
+        held_for = time.monotonic() - held_from
         for s in held:
             s.close()
         total = counts["http"] + counts["ws"] + counts["socket"]
         print(f"flood: {counts['http']} HTTP requests, {counts['ws']} WebSocket frames, {counts['socket']} socket lines "
               f"({total} in all) and {counts['held']} connections held open, in {flood_seconds:.1f} s")
 
+        assert held_for > 15 and not still_open, f"{len(still_open)} of the 100 held connections still open after {held_for:.0f} s"
+        print(f"ok: the 100 held connections (silent or half a head) were closed by the gateway within {held_for:.0f} s")
+        assert coach["ok"] >= args.seconds / 3 and not coach["failed"], f"the coach: {coach}"
+        print(f"ok: the coach from 127.0.0.9 logged in and read the state {coach['ok']} times, every time "
+              f"(five addresses guessed: {guesses['401']} wrong PINs, {guesses['429']} throttled, {guesses['other']} other)")
+        assert guesses["other"] == 0 and guesses["429"] > guesses["401"], guesses
         assert rig.gateway.poll() is None, "the gateway died"
         assert rig.clock.poll() is None, "the clock died"
         status, _, body, _ = rig.request("GET", "/api/state", cookie=cookie)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The JSON API against a real gateway and clock (docs/remote.md): login and its
-cookie, the rate limit, Origin checks, sessions, the command and state routes, the
+cookies, the PIN back-off and its log, Origin checks, sessions, the command and state routes, the
 WebSocket, size limits, and "clock unreachable" while the clock is down.
 
     python3 Gateway/Tests/e2e/api_check.py
@@ -37,11 +37,19 @@ def main():
         status, _, body, _ = rig.request("POST", "/api/login", {"pin": PIN}, headers={"Origin": "http://evil.example"})
         check(status == 403, "login from another Origin: 403 " + body.decode().strip())
         status, _, body, cookies = rig.request("POST", "/api/login", {"pin": PIN}, headers={"Origin": rig.origin})
-        check(status == 200 and len(cookies) == 1, "login with the PIN and this Origin: 200 and one cookie")
-        attributes = [a.strip() for a in cookies[0].split(";")]
-        check("HttpOnly" in attributes and "SameSite=Strict" in attributes and "Path=/" in attributes
-              and "Secure" not in attributes, "cookie: " + cookies[0].split("=", 1)[0] + "=…; " + "; ".join(attributes[1:]))
-        cookie = attributes[0]
+        check(status == 200 and len(cookies) == 2, "login with the PIN and this Origin: 200 and two cookies")
+        for set_cookie in cookies:
+            attributes = [a.strip() for a in set_cookie.split(";")]
+            check("HttpOnly" in attributes and "SameSite=Strict" in attributes and "Path=/" in attributes
+                  and "Secure" not in attributes, "cookie: " + set_cookie.split("=", 1)[0] + "=…; " + "; ".join(attributes[1:]))
+        cookie = cookies[0].split(";")[0]
+        device = cookies[1].split(";")[0]
+        check(cookie.startswith("rc_session=") and device.startswith("rc_device=") and len(device) == len("rc_device=") + 64
+              and "Max-Age=34560000" in cookies[1], "the device cookie: 64 hex digits for 400 days")
+        devices = os.path.join(rig.dir, "gateway-state", "devices")
+        wait_for(lambda: os.path.exists(devices), what="the devices file")
+        check(open(devices).read() == device.split("=", 1)[1] + "\n" and os.stat(devices).st_mode & 0o777 == 0o600,
+              "the phone is kept in <state dir>/devices, mode 0600")
 
         status, _, body, _ = rig.request("GET", "/api/state", cookie=cookie)
         state = json.loads(body)
@@ -92,6 +100,12 @@ def main():
         check(statuses == [401] * 5 + [429], f"six wrong PINs: {statuses}")
         status, headers, body, _ = rig.request("POST", "/api/login", {"pin": PIN})
         check(status == 429 and int(headers["retry-after"]) > 0, f"then even the right PIN: 429, Retry-After {headers['retry-after']}")
+        status, _, _, cookies = rig.request("POST", "/api/login", {"pin": PIN}, cookie=device)
+        check(status == 200 and cookies[1].split(";")[0] == device, "the known phone at that address: 200, same device cookie")
+        wrong = [line for line in rig.gateway_log if "wrong PIN from" in line]
+        check(len(wrong) == 1 and "127.0.0.1" in wrong[0], "one log line for the six wrong PINs: " + wrong[0].strip())
+        check(any("[remote] pin has 6 digits" in line and "78 days" in line for line in rig.gateway_log),
+              "the start notice names the 6-digit PIN's average time to be found")
         status, _, _, _ = rig.request("GET", "/api/state", cookie=cookie)
         check(status == 200, "an existing session still works")
 
@@ -99,7 +113,17 @@ def main():
         check(status == 200 and "Max-Age=0" in cookies[0], "logout clears the cookie")
         status, _, _, _ = rig.request("GET", "/api/state", cookie=cookie)
         check(status == 401, "the session is gone after logout")
+        try:
+            while live.recv_data(control_frame=True)[0] != websocket.ABNF.OPCODE_CLOSE:
+                pass
+        except websocket.WebSocketConnectionClosedException:
+            pass
+        print("ok: logout closed the session's WebSocket")
+        live.close()
 
+        _, _, _, cookies = rig.request("POST", "/api/login", {"pin": PIN}, cookie=device)
+        live = websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/live", cookie=cookies[0].split(";")[0],
+                                           origin=rig.origin, timeout=30)
         rig.stop_clock()
         wait_for(lambda: json.loads(live.recv()).get("gateway") == "clock unreachable", what="unreachable on the WebSocket")
         print("ok: the WebSocket says clock unreachable when the clock stops")

@@ -305,9 +305,9 @@ def main():
         per_address_cap(rig)
         total_cap(rig)
         rebinding(rig, cookie, configured)
+        logout_closes_websocket(rig)
         pin_guessing(rig)
         generated_pin(rig)
-        logout_closes_websocket(rig)
         error_headers(rig, cookie)
         head_request(rig)
         assert rig.gateway.poll() is None and rig.clock.poll() is None, "the gateway or the clock died"
