@@ -12,12 +12,17 @@ public final class Access: Sendable {
     private let devices: NIOLockedValueBox<DeviceTokens>
     /// Where the known phones are kept; `nil` = in memory only.
     private let deviceFile: DeviceFile?
+    /// Told the token of each session that ends before its time: logged out, or dropped for a
+    /// newer one (the page's WebSockets of that session close).
+    private let sessionEnded: @Sendable (String) -> Void
 
-    public init(pin: String, tls: Bool, devices: DeviceTokens = DeviceTokens(), deviceFile: DeviceFile? = nil) {
+    public init(pin: String, tls: Bool, devices: DeviceTokens = DeviceTokens(), deviceFile: DeviceFile? = nil,
+                sessionEnded: @escaping @Sendable (String) -> Void = { _ in }) {
         self.pin = pin
         self.tls = tls
         self.devices = NIOLockedValueBox(devices)
         self.deviceFile = deviceFile
+        self.sessionEnded = sessionEnded
     }
 
     public enum Login: Equatable, Sendable {
@@ -58,7 +63,9 @@ public final class Access: Sendable {
             return devices
         }
         deviceFile?.save(known)
-        return .session(token: sessions.withLockedValue { $0.open(now: now) }, device: phone)
+        let (token, dropped) = sessions.withLockedValue { store in (store.open(now: now), store.lastDropped) }
+        if let dropped { sessionEnded(dropped) }
+        return .session(token: token, device: phone)
     }
 
     /// Ends the request's session; returns its token, so its WebSockets can be closed too.
@@ -66,6 +73,7 @@ public final class Access: Sendable {
     public func logout(_ request: Request) -> String? {
         guard let token = request.cookies[SessionStore.cookieName]?.value else { return nil }
         sessions.withLockedValue { $0.close(token) }
+        sessionEnded(token)
         return token
     }
 

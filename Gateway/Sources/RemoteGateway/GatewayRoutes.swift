@@ -25,7 +25,7 @@ struct GatewayRoutes: Sendable {
         router.post("/api/login") { request, context -> Response in try await login(request, context) }
         router.post("/api/logout") { request, _ -> Response in
             guard access.originIsAllowed(request) else { return Self.crossSite }
-            if let token = access.logout(request) { link.hub.end(session: token) }
+            access.logout(request)
             var response = JSONReply.body(.ok, #"{"ok": true}"#)
             response.setCookie(access.expiredCookie())
             return response

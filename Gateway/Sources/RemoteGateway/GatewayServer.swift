@@ -52,10 +52,11 @@ public struct GatewayServer {
 
     /// The server as configured; throws (NIOSSL's error) when a TLS file cannot be used.
     public static func application(_ settings: Settings, logger: Logger) throws -> Application<RouterResponder<GatewayContext>> {
-        let link = ClockLink(path: settings.control, hub: LiveHub(), logger: logger)
+        let hub = LiveHub()
+        let link = ClockLink(path: settings.control, hub: hub, logger: logger)
         let deviceFile = settings.stateDirectory.map { DeviceFile(stateDirectory: $0, logger: logger) }
         let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
-                            deviceFile: deviceFile)
+                            deviceFile: deviceFile, sessionEnded: { hub.end(session: $0) })
         let guessLog = PinGuessLog(logger: logger)
         let router = Router(context: GatewayContext.self)
         router.middlewares.add(HostCheck(hosts: settings.hosts))

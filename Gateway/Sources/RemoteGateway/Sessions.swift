@@ -10,6 +10,8 @@ public struct SessionStore: Sendable {
 
     private var expiries: [String: ContinuousClock.Instant] = [:]
     private var order: [String] = []
+    /// The live session the last `open` dropped to stay within `capacity`, if any.
+    public private(set) var lastDropped: String?
 
     public init() {}
 
@@ -18,9 +20,11 @@ public struct SessionStore: Sendable {
         var random = SystemRandomNumberGenerator()
         let token = (0..<4).map { _ in hex64(random.next()) }.joined()
         prune(now: now)
+        lastDropped = nil
         if order.count >= Self.capacity, let oldest = order.first {
             order.removeFirst()
             expiries[oldest] = nil
+            lastDropped = oldest
         }
         expiries[token] = now + Self.lifetime
         order.append(token)

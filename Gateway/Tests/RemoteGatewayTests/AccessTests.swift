@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import RoundClockConfig
 import Testing
@@ -353,5 +354,26 @@ import Testing
         #expect(plain.contains("HttpOnly") && plain.contains("SameSite=Strict") && plain.contains("Path=/") && !plain.contains("Secure"))
         let tls = Access(pin: "1234", tls: true).sessionCookie("abc").description
         #expect(tls.contains("Secure") && tls.contains("HttpOnly") && tls.contains("SameSite=Strict"))
+    }
+}
+
+/// Sessions that end before their time are announced, so their WebSockets close.
+@Suite struct SessionEndTests {
+    final class Ended: Sendable {
+        let tokens = NIOLockedValueBox<[String]>([])
+    }
+
+    @Test func theSessionDroppedForTheSixtyFifthIsAnnounced() {
+        let ended = Ended()
+        let access = Access(pin: "4829130571", tls: false, sessionEnded: { token in ended.tokens.withLockedValue { $0.append(token) } })
+        let start = ContinuousClock.now
+        var tokens: [String] = []
+        for i in 0...SessionStore.capacity {
+            if case .session(let token, _) = access.login(pin: "4829130571", client: "192.0.2.\(i % 200)", now: start) {
+                tokens.append(token)
+            }
+        }
+        #expect(tokens.count == SessionStore.capacity + 1)
+        #expect(ended.tokens.withLockedValue { $0 } == [tokens[0]], "only the oldest, once")
     }
 }
