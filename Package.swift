@@ -52,6 +52,9 @@ let package = Package(
         .target(name: "RoundClockCore", swiftSettings: crossModule),
         // Pure: the one hexadecimal formatter (I2C bytes, display RAM, U+XXXX, \u escapes). No Foundation, no C.
         .target(name: "Hex", swiftSettings: crossModule),
+        // Pure: the clock's own sounds (bell, horn, beep, tick) synthesized into 16-bit PCM,
+        // WAV files read and written, a session's sound track in virtual time. No Foundation, no C.
+        .target(name: "Sound", swiftSettings: crossModule),
         // Pure: a strict RFC 8259 reader (bounded size and depth, UTF-8 only, one-line errors)
         // and the one JSON writer (frames file, control socket). No Foundation, no C.
         .target(name: "JSON", dependencies: ["Hex"], swiftSettings: crossModule),
@@ -96,7 +99,7 @@ let package = Package(
         .target(name: "Panels", dependencies: ["BoardSpec", "RoundClockCore", "SegmentDisplay", "HT16K33", "I2C"], swiftSettings: crossModule),
         // Render loop, button inbox, observers, frames file, the state file's format and saver, lifecycle. Generic over an injected Clock.
         .target(name: "RoundClockService", dependencies: [
-            "RoundClockCore", "SegmentDisplay", "Hex", "JSON", "ControlProtocol", "Panels", "Platform",
+            "RoundClockCore", "SegmentDisplay", "Hex", "JSON", "ControlProtocol", "Panels", "Platform", "Sound",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
@@ -149,13 +152,14 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform", "Sound"]),
         // The docs are tested: README.md, docs/ and the man pages against the built binaries
         // and the config parser (`swift test --filter DocsTests`). The executables are
         // dependencies so that they are built before the tests run them.

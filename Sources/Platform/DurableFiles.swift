@@ -16,6 +16,12 @@ public enum DurableFiles {
     /// phone remote's generated PIN).
     public static func writeAtomically(_ text: String, path: String, temp: String, directory: String,
                                        permissions: CModeT = 0o644) throws(SystemError) {
+        try writeAtomically(bytes: text.utf8, path: path, temp: temp, directory: directory, permissions: permissions)
+    }
+
+    /// `writeAtomically` for bytes (a WAV file).
+    public static func writeAtomically(bytes: some Sequence<UInt8>, path: String, temp: String, directory: String,
+                                       permissions: CModeT = 0o644) throws(SystemError) {
         unlink(temp)
         let fd = try SystemError.naming(temp, "open", .operationFirst) {
             try FileDescriptor.open(FilePath(temp), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
@@ -23,7 +29,7 @@ public enum DurableFiles {
         }
         var closed = false
         do throws(SystemError) {
-            try SystemError.naming(temp, "write", .operationFirst) { try fd.writeAll(text.utf8) }
+            try SystemError.naming(temp, "write", .operationFirst) { try fd.writeAll(bytes) }
             try SystemError.check(temp, "fsync", .operationFirst) { fsync(fd.rawValue) }
             closed = true
             try SystemError.naming(temp, "close", .operationFirst) { try fd.close() }

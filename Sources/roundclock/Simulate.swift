@@ -37,6 +37,12 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Wall-clock time at the start in virtual time, HH:MM or HH:MM:SS (clock mode); default: now.")
     var wallTime: String?
 
+    @Option(help: "With --virtual: write the session's sound track to this WAV file (16-bit mono), each signal's sound at its instant.")
+    var soundFile: String?
+
+    @Option(help: "The sound file's sample rate in Hz, 8000 to 192000 (default 48000).")
+    var soundRate = 48_000
+
     func validate() throws {
         _ = try parsed()
     }
@@ -48,10 +54,13 @@ struct Simulate: AsyncParsableCommand {
             throw ValidationError("--until is required for the open-ended program '\(chosen.name)'")
         }
         let startWall = try wallTime.map(SimulatedWallTime.parse)
+        if soundFile != nil, !virtual { throw ValidationError("--sound-file needs --virtual: the track is laid out in virtual time") }
+        guard (8_000...192_000).contains(soundRate) else { throw ValidationError("--sound-rate must be 8000 to 192000 Hz, not \(soundRate)") }
         let chosenBoard: Board
         do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: session.frames,
+                              sound: soundFile.map { (path: $0, rate: soundRate) },
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1, cadence: cadence)
     }
 

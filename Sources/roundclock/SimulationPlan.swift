@@ -14,6 +14,8 @@ struct SimulationPlan {
     var autostart: Bool
     var virtual: Bool
     var framesPath: String?
+    /// `--sound-file` and `--sound-rate`.
+    var sound: (path: String, rate: Int)?
     var drawOnTerminal: Bool
     var cadence: Cadence = .seconds
 
@@ -24,6 +26,8 @@ struct SimulationPlan {
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any DisplayObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
+        let soundTrack = sound.map { SoundTrackRecorder(path: $0.path, rate: $0.rate) }
+        if let soundTrack { members.append(soundTrack) }
         // No config file: the built-in settings, with the cadence of `--cadence`.
         var config = Config.defaults()
         config.cadence = cadence
@@ -38,6 +42,7 @@ struct SimulationPlan {
         let startup = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
         let final = await assembled.loop.run(assembled.controller, pending: assembled.pending)
         try await finishOutputs(terminal: terminal, recorder: recorder)
+        try soundTrack?.finish(at: start.duration(to: clock.now))
         let total = await display.inspect { $0.reduce(Traffic()) { $0 + $1.traffic } }
         return SimulationSummary(program: program.name, ran: start.duration(to: clock.now), decimals: decimals,
                                  frames: counter.frames, timeChanges: counter.timeChanges, signals: counter.signals,

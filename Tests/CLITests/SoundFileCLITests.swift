@@ -1,0 +1,78 @@
+import Foundation
+import Sound
+import Testing
+
+/// `simulate --virtual --sound-file`: the whole session's sound track, each signal's sound
+/// starting at the frame round(t × rate) of the frames file's `t`, sample for sample.
+@Suite(.serialized) struct SoundFileCLITests {
+    /// Runs the simulation; returns the track and the frames file's signals as (t in ms, name).
+    func simulate(_ arguments: [String], rate: Int) async throws -> (track: PCM, signals: [(ms: Int, name: String)]) {
+        let frames = temporaryFile("sound.jsonl"), wav = temporaryFile("sound.wav")
+        defer {
+            try? FileManager.default.removeItem(atPath: frames)
+            try? FileManager.default.removeItem(atPath: wav)
+        }
+        let run = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--frames", frames, "--sound-file", wav,
+                                        "--sound-rate", String(rate)] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: wav)))
+        #expect(Array(bytes[0..<44]) == Array(WAV.encode(PCM(rate: rate, channels: 1, samples: [])).prefix(4))
+            + Array(bytes[4..<8]) + Array(WAV.encode(PCM(rate: rate, channels: 1, samples: []))[8..<40]) + Array(bytes[40..<44]),
+                "a canonical 44-byte header: 16-bit mono at \(rate) Hz")
+        let signals = try jsonLines(frames).compactMap { line -> (ms: Int, name: String)? in
+            guard let name = line.object["signal"] as? String, let t = line.object["t"] as? Double else { return nil }
+            return (Int((t * 1_000).rounded()), name)
+        }
+        return (try WAV.parse(bytes, limit: .max), signals)
+    }
+
+    /// The frame of `ms` milliseconds: round(t × rate), in integers.
+    func frame(_ ms: Int, _ rate: Int) -> Int { (ms * rate + 500) / 1_000 }
+
+    @Test func aBoxingSessionsBellsStartExactlyOnTheirFrames() async throws {
+        let rate = 8_000
+        let (track, signals) = try await simulate(["--program", "boxing"], rate: rate)
+        #expect(track.rate == rate && track.channels == 1)
+        // 47:10 of session, the 1 s after it, and the finish horn's last 0.2 s beyond that.
+        let finish = try #require(signals.last { $0.name == "finish" })
+        #expect(finish.ms == 2_830_000)
+        let horn = BuiltInSound.horn.render(rate: rate).samples
+        #expect(track.frames == max(frame(2_831_000, rate), frame(finish.ms, rate) + horn.count))
+        #expect(Array(track.samples[frame(finish.ms, rate)...]) == horn)
+        let bell = BuiltInSound.bell.render(rate: rate).samples
+        let strike = frame(400, rate)
+        let starts = signals.filter { $0.name == "start" }, ends = signals.filter { $0.name == "end" }
+        #expect(starts.count == 12 && ends.count == 11)
+        for signal in starts {
+            let at = frame(signal.ms, rate)
+            #expect(track.samples[at - 1] == 0, "silence before the bell at \(signal.ms) ms")
+            #expect(Array(track.samples[at..<(at + bell.count)]) == bell, "the bell at \(signal.ms) ms starts on frame \(at)")
+        }
+        for signal in ends {
+            let at = frame(signal.ms, rate)
+            #expect(track.samples[at - 1] == 0)
+            #expect(Array(track.samples[at..<(at + strike)]) == Array(bell[0..<strike]), "the first strike at \(signal.ms) ms")
+            let second = Array(track.samples[(at + strike)..<(at + 2 * strike)])
+            let expected = (0..<strike).map { Int16(clamping: Int(bell[strike + $0]) + Int(bell[$0])) }
+            #expect(second == expected, "the second strike 400 ms later, ringing over the first")
+        }
+    }
+
+    @Test func aShortCountdownAt48kHzStartsWithTheBellAndEndsWithTheHorn() async throws {
+        let rate = 48_000
+        let (track, signals) = try await simulate(["--program", "countdown:0:05"], rate: rate)
+        #expect(signals.map(\.name) == ["start", "finish"] && signals.map(\.ms) == [0, 5_000])
+        let bell = BuiltInSound.bell.render(rate: rate).samples, horn = BuiltInSound.horn.render(rate: rate).samples
+        #expect(Array(track.samples[0..<bell.count]) == bell)
+        #expect(track.samples[bell.count..<240_000].allSatisfy { $0 == 0 })
+        #expect(Array(track.samples[240_000..<(240_000 + horn.count)]) == horn)
+        #expect(track.frames == 240_000 + horn.count, "the track lasts until the horn has sounded")
+    }
+
+    @Test(arguments: [(["--sound-file", "x.wav"], "--sound-file needs --virtual"),
+                      (["--virtual", "--sound-file", "x.wav", "--sound-rate", "4000"], "--sound-rate must be 8000 to 192000 Hz, not 4000")])
+    func badSoundOptionsAreOneLineUsageErrors(_ arguments: [String], _ message: String) async throws {
+        let run = try await CLIRun.run(["simulate", "--no-tty", "--program", "countdown:0:05"] + arguments)
+        #expect(run.status == 64 && run.stderr.contains(message), "\(run.stderr)")
+    }
+}
