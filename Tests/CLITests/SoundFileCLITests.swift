@@ -16,9 +16,12 @@ import Testing
                                         "--sound-rate", String(rate)] + arguments)
         #expect(run.status == 0, "\(run.stderr)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: wav)))
-        #expect(Array(bytes[0..<44]) == Array(WAV.encode(PCM(rate: rate, channels: 1, samples: [])).prefix(4))
-            + Array(bytes[4..<8]) + Array(WAV.encode(PCM(rate: rate, channels: 1, samples: []))[8..<40]) + Array(bytes[40..<44]),
-                "a canonical 44-byte header: 16-bit mono at \(rate) Hz")
+        // A canonical 44-byte header for 16-bit mono at `rate`: as an empty one, but the sizes.
+        let empty: [UInt8] = WAV.encode(PCM(rate: rate, channels: 1, samples: []))
+        let header: [UInt8] = Array(bytes[0..<44])
+        #expect(header[0..<4] == empty[0..<4] && header[8..<40] == empty[8..<40], "16-bit mono at \(rate) Hz")
+        let dataBytes = Int(header[40]) | Int(header[41]) << 8 | Int(header[42]) << 16 | Int(header[43]) << 24
+        #expect(dataBytes == bytes.count - 44)
         let signals = try jsonLines(frames).compactMap { line -> (ms: Int, name: String)? in
             guard let name = line.object["signal"] as? String, let t = line.object["t"] as? Double else { return nil }
             return (Int((t * 1_000).rounded()), name)
