@@ -69,7 +69,7 @@ public final class SoundTrackRecorder: DisplayObserver {
             track.extend(toNanoseconds: Self.nanoseconds(end))
             return WAV.encode(track.pcm)
         }
-        let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) : "."
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         try DurableFiles.writeAtomically(bytes: bytes, path: path, temp: path + ".tmp", directory: directory.isEmpty ? "/" : directory)
     }
 

@@ -68,13 +68,11 @@ public final class Access: Sendable {
         return .session(token: token, device: phone)
     }
 
-    /// Ends the request's session; returns its token, so its WebSockets can be closed too.
-    @discardableResult
-    public func logout(_ request: Request) -> String? {
-        guard let token = request.cookies[SessionStore.cookieName]?.value else { return nil }
+    /// Ends the request's session (`sessionEnded` closes its WebSockets).
+    public func logout(_ request: Request) {
+        guard let token = request.cookies[SessionStore.cookieName]?.value else { return }
         sessions.withLockedValue { $0.close(token) }
         sessionEnded(token)
-        return token
     }
 
     /// When the session of `token` ends, or `nil` when it is not live.
