@@ -86,6 +86,11 @@ let package = Package(
         ]),
         // epoll, timerfd, eventfd and signalfd, which Glibc's Swift module does not export.
         .systemLibrary(name: "CEventLoop"),
+        // libasound (ALSA) behind one tiny C header: a playback PCM and a mixer control.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // The speaker: an ALSA playback device fed by its own thread, each sound placed on the
+        // frame the device plays at the sound's instant (position timestamps), outages retried.
+        .target(name: "Speaker", dependencies: ["CALSA", "Platform", "Sound"]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
@@ -111,7 +116,7 @@ let package = Package(
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: [
-            "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
+            "CALSA", "JSON", "Sound", "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // What both commands share: exit statuses, one-line usage errors, option range checks.
@@ -141,7 +146,7 @@ let package = Package(
             name: "RoundClockCoreTests",
             dependencies: ["RoundClockCore", "TestSupport"] + propertyBased
         ),
-        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "BoardSpec", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "RoundClockServiceTests", dependencies: ["RoundClockService", "ControlProtocol", "TestSupport", "Sound", "BoardSpec", "Panels", "Platform", "RoundClockCore", "Simulation", "I2CPlayback", "HT16K33", "I2C", "SegmentDisplay", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "LinuxHardwareTests", dependencies: [
             "LinuxHardware", "Platform", "RoundClockCore", "TestSupport",
@@ -153,6 +158,7 @@ let package = Package(
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
+        .testTarget(name: "SpeakerTests", dependencies: ["Speaker", "Sound", "Platform"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),

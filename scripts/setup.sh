@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs (libgpiod and libi2c headers), if missing;
+# Installs the Debian packages the build needs (libgpiod, libi2c and ALSA headers), if missing;
 # with --test also what the test suite uses (systemd-analyze for the unit's checks, groff for the man pages; Xvfb,
 # xterm, tmux, ImageMagick and a font for the simulator's screenshot in a real terminal), with
 # --deb what scripts/build-deb.sh uses (dpkg-buildpackage, debhelper, lintian), with
@@ -11,7 +11,7 @@
 # (Gateway/Tests/e2e/browser_check.py).
 # Swift itself comes with the machine image (see docs/install.md).
 set -euo pipefail
-packages=(libgpiod-dev libi2c-dev pkg-config)
+packages=(libgpiod-dev libi2c-dev libasound2-dev pkg-config)
 [ "${1:-}" = "--test" ] && packages+=(systemd groff-base xvfb xterm tmux imagemagick fonts-dejavu-core)
 [ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper lintian)
 [ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core

@@ -285,6 +285,19 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return best
     }
 
+    /// The next `limit` signals the session fires by itself, with their instants: what a
+    /// speaker schedules ahead of the boundary. Empty unless the session runs.
+    public func upcomingSignals(limit: Int) -> [SignalAt<Instant>] {
+        var out: [SignalAt<Instant>] = []
+        var index = signalCursor
+        while index < program.signals.count, out.count < limit,
+              let at = session.instant(atElapsed: program.signals[index].offset) {
+            out.append(SignalAt(signal: program.signals[index].signal, at: at))
+            index += 1
+        }
+        return out
+    }
+
     private func nextSignalInstant() -> Instant? {
         guard signalCursor < program.signals.count else { return nil }
         return session.instant(atElapsed: program.signals[signalCursor].offset)

@@ -30,6 +30,17 @@ public struct SignalPoint: Sendable, Hashable {
     }
 }
 
+/// A signal at an instant of a clock: one the session fired, or one it fires next.
+public struct SignalAt<Instant: InstantProtocol & Sendable>: Sendable, Hashable {
+    public var signal: Signal
+    public var at: Instant
+
+    public init(signal: Signal, at: Instant) {
+        self.signal = signal
+        self.at = at
+    }
+}
+
 extension Signal {
     /// The buzzer's default on/off pattern per signal (on, off, on, …; the line ends off):
     /// a short tick, a bell, three short warning beeps, a bell, a finish of two longs

@@ -21,6 +21,10 @@ public enum LoopEvent<Instant: InstantProtocol & Sendable>: Sendable where Insta
     /// After a turn in which an action changed the session (not the passage of time): what
     /// to keep, at the turn's `now`.
     case sessionChangedByAction(Session<Instant>, at: Instant)
+    /// After a turn that fired signals or changed the session: the signals it fired, and the
+    /// next ones the session fires by itself, with their instants (a speaker plays each on
+    /// its instant; `upcoming` replaces the previous list, so a pause takes them back).
+    case signals(fired: [SignalAt<Instant>], upcoming: [SignalAt<Instant>])
     /// The turn is over; the loop sleeps until `deadline` (nil: until input).
     case waiting(until: Instant?)
 }

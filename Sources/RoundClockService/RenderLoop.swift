@@ -127,6 +127,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         // While a panel is offline: when to show the face again (backoff from the display).
         var retryAt: C.Instant?
         var precomputed: (at: C.Instant, face: Face, status: Status)?
+        // The signals last announced ahead (`LoopEvent.signals`).
+        var announced: [SignalAt<C.Instant>] = []
         let checkInterval = display.powerCheckInterval.flatMap { $0 > .zero ? $0 : nil }
         // The first check runs on the first turn, right after its commit: it reads nothing
         // (every byte was just written), but it starts the check period, so the next one, an
@@ -192,6 +194,16 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 }
             }
             if changed { observer.observe(.sessionChangedByAction(controller.session, at: now)) }
+            if sharing.share || !occurrences.isEmpty {
+                let fired = occurrences.compactMap { occurrence -> SignalAt<C.Instant>? in
+                    if case .signal(let signal, let at) = occurrence { SignalAt(signal: signal, at: at) } else { nil }
+                }
+                let upcoming = controller.upcomingSignals(limit: 6)
+                if !fired.isEmpty || upcoming != announced {
+                    observer.observe(.signals(fired: fired, upcoming: upcoming))
+                    announced = upcoming
+                }
+            }
 
             // When to stop.
             let session = controller.session

@@ -126,6 +126,20 @@ extension RoundClockBenchCommand {
         }
     }
 
+    struct SoundOnsets: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sound-onsets",
+            abstract: "Record a loopback capture device and time each sound's onset against a frames file's signals.")
+        @Option(help: "The capture end of ALSA's loopback card, e.g. hw:Loopback,1,0.") var device: String
+        @Option(help: "Seconds to record.") var duration: Double = 60
+        @Option(help: "The frames file (written with --frames-clock monotonic), read after the recording.") var frames: String
+        @Option(help: "What the report line calls this recording.") var name = "clock"
+        func validate() throws { try checkRange(duration, "--duration", 1...86_400, unit: " s") }
+        func run() async throws {
+            print(try SoundOnsetBench(device: device, seconds: duration, framesFile: frames, name: name).run())
+        }
+    }
+
     struct Smoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Runs every benchmark briefly (a few seconds) so CI keeps them building and running; exits 0 if they ran.")

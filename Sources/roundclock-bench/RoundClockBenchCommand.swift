@@ -41,7 +41,7 @@ struct RoundClockBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roundclock-bench",
         abstract: "Timing and cost benchmarks: our render loop against naive loops, in one run.",
-        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Control.self, Timers.self, Smoke.self])
+        subcommands: [Lateness.self, Drift.self, Cost.self, Buttons.self, Control.self, Timers.self, SoundOnsets.self, Smoke.self])
 
     /// One line on stderr for a usage or run error, exit statuses as in docs/command-line.md.
     static func main() async {

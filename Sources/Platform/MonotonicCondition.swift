@@ -1,18 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Platform
 
 /// A pthread mutex with a condition variable that waits on CLOCK_MONOTONIC deadlines
-/// (`pthread_condattr_setclock`): what the worker thread (`BlockingWorker`) blocks in.
-final class MonotonicCondition: @unchecked Sendable {
+/// (`pthread_condattr_setclock`): what the worker thread and the speaker's thread block in.
+public final class MonotonicCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// A thread is blocked in `wait(until:)` (guarded by the mutex).
     private var waiting = false
 
     /// `owner` names the thread in the error (e.g. "render loop thread").
-    init(owner: String) throws(SystemError) {
+    public init(owner: String) throws(SystemError) {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -31,12 +30,12 @@ final class MonotonicCondition: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Runs `body` holding the mutex, then wakes the thread if it is blocked in
     /// `wait(until:)`: whatever `body` changed (a job, a wait, an interrupt) is for it to see.
-    func locked<T>(_ body: () -> T) -> T {
+    public func locked<T>(_ body: () -> T) -> T {
         lock()
         let result = body()
         let wake = waiting
@@ -47,7 +46,7 @@ final class MonotonicCondition: @unchecked Sendable {
 
     /// With the mutex held: blocks until `locked` changed something or until `deadline` (a
     /// CLOCK_MONOTONIC reading; nil: no deadline). True when the deadline passed.
-    func wait(until deadline: timespec?) -> Bool {
+    public func wait(until deadline: timespec?) -> Bool {
         waiting = true
         defer { waiting = false }
         guard var due = deadline else {
@@ -58,7 +57,7 @@ final class MonotonicCondition: @unchecked Sendable {
     }
 
     /// A CLOCK_MONOTONIC reading as the `timespec` that `wait(until:)` takes.
-    static func timespec(_ reading: Duration) -> Glibc.timespec {
+    public static func timespec(_ reading: Duration) -> Glibc.timespec {
         let (seconds, attoseconds) = reading.components
         return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
     }

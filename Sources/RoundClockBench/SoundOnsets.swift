@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CALSA
+import JSON
+import Platform
+import Sound
+
+/// `roundclock-bench sound-onsets`: records a capture device (the other end of ALSA's
+/// loopback card, `snd-aloop`) for a while, finds where each sound begins on CLOCK_MONOTONIC
+/// from the device's own position timestamps, and compares those onsets with the signals
+/// of a frames file written with `--frames-clock monotonic`: onset − display change.
+public struct SoundOnsetBench: Sendable {
+    public var device: String
+    public var seconds: Double
+    public var framesFile: String
+    public var name: String
+    public var rate = 48_000
+    /// About -40 dBFS: far above the loopback's digital silence, reached in the first
+    /// millisecond of every built-in sound (the horn's 20 ms attack included).
+    public var threshold = 300
+    /// Silence before an onset: a strike 400 ms after another still ringing is not one.
+    public var quietMilliseconds = 50
+
+    public init(device: String, seconds: Double, framesFile: String, name: String) {
+        self.device = device
+        self.seconds = seconds
+        self.framesFile = framesFile
+        self.name = name
+    }
+
+    /// Records, then reads the frames file and reports.
+    public func run() throws(SystemError) -> String {
+        let onsets = try record()
+        let signals = try Self.signals(inFramesFile: framesFile)
+        return Self.report(name: name, onsets: onsets, signals: signals)
+    }
+
+    /// The onsets heard in `seconds` of capture, in CLOCK_MONOTONIC nanoseconds.
+    public func record() throws(SystemError) -> [Int64] {
+        rc_alsa_quiet()
+        var handle: OpaquePointer?
+        var rc = rc_pcm_open_capture(&handle, device)
+        guard rc >= 0, let pcm = handle else { throw Self.error(device, "snd_pcm_open (capture)", rc) }
+        defer { rc_pcm_close(pcm) }
+        var grantedRate = UInt32(rate), channels: UInt32 = 1
+        var period: UInt = 0, buffer: UInt = 0
+        rc = rc_pcm_configure(pcm, &grantedRate, &channels, 10_000, 200_000, &period, &buffer)
+        guard rc >= 0 else { throw Self.error(device, "configure (S16_LE, \(rate) Hz)", rc) }
+        rc = rc_pcm_start(pcm)
+        guard rc >= 0 else { throw Self.error(device, "snd_pcm_start", rc) }
+        let frameRate = Int64(grantedRate), width = Int(channels)
+        var detector = OnsetDetector(threshold: threshold, quietFrames: quietMilliseconds * Int(grantedRate) / 1_000)
+        var onsets: [Int64] = []
+        var read: Int64 = 0
+        let end = Self.monotonic() + Int64(seconds * 1e9)
+        var block = [Int16](repeating: 0, count: Int(buffer) * width)
+        while Self.monotonic() < end {
+            rc = rc_pcm_wait(pcm, 100)
+            if rc < 0 { throw Self.error(device, "snd_pcm_wait", rc) }
+            var avail: UInt = 0
+            var stamped: Int64 = 0
+            rc = rc_pcm_position(pcm, &avail, &stamped)
+            if rc < 0 { throw Self.error(device, "snd_pcm_htimestamp", rc) }
+            guard avail > 0 else { continue }
+            let wanted = min(Int(avail), Int(buffer))
+            let got = block.withUnsafeMutableBufferPointer { rc_pcm_read(pcm, $0.baseAddress, UInt(wanted)) }
+            if got < 0 { throw Self.error(device, "snd_pcm_readi", Int32(got)) }
+            // The frame at the device's pointer when `stamped` was taken: all read before, plus
+            // what was waiting then.
+            let pointer = read + Int64(avail)
+            for frame in detector.onsets(in: Array(block[0..<got * width]), channels: width) {
+                onsets.append(stamped - (pointer - frame) * 1_000_000_000 / frameRate)
+            }
+            read += Int64(got)
+        }
+        return onsets
+    }
+
+    /// The signals of a frames file (`{"t": ..., "signal": ...}` lines), as (nanoseconds, name).
+    public static func signals(inFramesFile path: String) throws(SystemError) -> [(Int64, String)] {
+        let text = try SmallFiles.readText(path)
+        var out: [(Int64, String)] = []
+        let parser = JSONParser()
+        for line in text.split(separator: "\n") where line.contains("\"signal\"") {
+            guard let value = try? parser.parse(String(line)), let signal = value["signal"]?.string,
+                  case .number(let t)? = value["t"], let seconds = Double(t) else { continue }
+            out.append((Int64((seconds * 1e9).rounded()), signal))
+        }
+        return out
+    }
+
+    /// Each signal's onset: the first one from 100 ms before to 300 ms after it.
+    public static func report(name: String, onsets: [Int64], signals: [(Int64, String)]) -> String {
+        var offsets: [Double] = []
+        for (at, _) in signals {
+            if let onset = onsets.first(where: { $0 >= at - 100_000_000 && $0 < at + 300_000_000 }) {
+                offsets.append(Double(onset - at) / 1e6)
+            }
+        }
+        let missed = signals.count - offsets.count
+        guard let spread = LatencySummary(offsets.map(abs)), let signed = LatencySummary(offsets) else {
+            return "sound onsets (\(name)): \(signals.count) signals, none heard (\(onsets.count) onsets)"
+        }
+        return "sound onsets (\(name)): \(offsets.count) of \(signals.count) signals heard, \(missed) missed; "
+            + "|onset - change| p50 \(fixed(spread.p50, 2)) ms, p99 \(fixed(spread.p99, 2)) ms, max \(fixed(spread.max, 2)) ms; "
+            + "onset - change median \(fixed(signed.p50, 2)) ms"
+    }
+
+    static func monotonic() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    static func error(_ device: String, _ operation: String, _ rc: Int32) -> SystemError {
+        SystemError(device: "sound device \"\(device)\"", operation: operation, errno: -rc,
+                    reason: -rc > 0 && -rc < 4096 ? nil : String(cString: rc_alsa_error(rc)))
+    }
+}

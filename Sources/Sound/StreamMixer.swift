@@ -1,0 +1,62 @@
+/// The sounds of a playback stream, each placed at a frame of the stream, mixed a block at a
+/// time: what a speaker writes to its device. Frames count from the stream's start.
+public struct StreamMixer: Sendable {
+    public let rate: Int
+    public let channels: Int
+    /// Software gain, 0 to 100 percent of full scale.
+    public var volume: Int
+    /// Frames rendered so far: the next block starts here.
+    public private(set) var written: Int64 = 0
+    private var voices: [(start: Int64, pcm: PCM)] = []
+
+    public init(rate: Int, channels: Int, volume: Int = 100) {
+        self.rate = rate
+        self.channels = channels
+        self.volume = volume
+    }
+
+    /// No sound is playing or waiting: the next blocks are silent.
+    public var isSilent: Bool { voices.isEmpty }
+
+    /// Frames until the last placed sound has been rendered.
+    public var framesToSilence: Int64 { voices.map { $0.start + Int64($0.pcm.frames) - written }.max() ?? 0 }
+
+    /// Adds `sound` (converted to the stream's rate and channels) at `frame`, or at the next
+    /// block if that frame was already rendered. Returns the frame it starts at.
+    @discardableResult
+    public mutating func place(_ sound: PCM, atFrame frame: Int64) -> Int64 {
+        let pcm = sound.rate == rate && sound.channels == channels ? sound : sound.converted(rate: rate, channels: channels)
+        let start = max(frame, written)
+        if pcm.frames > 0 { voices.append((start, pcm)) }
+        return start
+    }
+
+    /// The next `frames` frames, interleaved: every voice that overlaps them added, scaled
+    /// by the volume and clipped to 16 bits.
+    public mutating func render(frames: Int) -> [Int16] {
+        var sum = [Int32](repeating: 0, count: frames * channels)
+        let end = written + Int64(frames)
+        for voice in voices where voice.start < end {
+            let from = Int(max(voice.start, written) - voice.start)
+            let to = min(voice.pcm.frames, Int(end - voice.start))
+            guard from < to else { continue }
+            let offset = Int(voice.start - written)
+            voice.pcm.samples.withUnsafeBufferPointer { source in
+                for frame in from..<to {
+                    let out = (frame + offset) * channels, at = frame * channels
+                    for channel in 0..<channels { sum[out + channel] += Int32(source[at + channel]) }
+                }
+            }
+        }
+        voices.removeAll { $0.start + Int64($0.pcm.frames) <= end }
+        written = end
+        let gain = Int32(max(0, min(volume, 100)))
+        return sum.map { Int16(clamping: gain == 100 ? $0 : $0 * gain / 100) }
+    }
+
+    /// Forgets every sound and starts counting frames again (a new stream).
+    public mutating func restart() {
+        voices = []
+        written = 0
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+import Sound
+
+/// The clock's speaker: an ALSA playback device fed by a thread of its own, so the render
+/// loop only hands it sounds (`announce`, `report`) and never waits on it. Each sound's
+/// first frame is placed on the frame the device plays at the sound's CLOCK_MONOTONIC
+/// instant, read from the device's own position timestamps; the stream starts with silence
+/// ahead of the first sound and stops once the last one has played.
+///
+/// A device that fails (unplugged, taken by another program) is logged once, then reopened
+/// every half second until it works again (logged once more); an underrun recovers by itself.
+public final class Speaker: Sendable {
+    /// What happened to the device, for the log: each outage once, then its end.
+    public enum Event: Sendable, Equatable {
+        case failed(SystemError)
+        case recovered(String)
+        /// The device is open, at the rate, channels, period and buffer it granted.
+        case opened(device: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int)
+    }
+
+    public let device: String
+    private let rate: Int
+    private let volume: Int
+    private let onEvent: @Sendable (Event) -> Void
+    private let state: SpeakerState
+    private let thread: PosixThread
+
+    /// How early the stream starts before a sound: time enough to open, prepare and fill it.
+    static let leadNanoseconds: Int64 = 1_500_000_000
+    /// How long a failed device waits before the next attempt to open it.
+    static let retryNanoseconds: Int64 = 500_000_000
+
+    /// Starts the speaker's thread on `device` at `rate` Hz with `volume` percent software gain.
+    public init(device: String, rate: Int, volume: Int, onEvent: @escaping @Sendable (Event) -> Void) throws(SystemError) {
+        self.device = device
+        self.rate = rate
+        self.volume = volume
+        self.onEvent = onEvent
+        let state = SpeakerState(condition: try MonotonicCondition(owner: "speaker thread"))
+        self.state = state
+        thread = try Self.start {
+            var feeder = SpeakerThread(device: device, rate: rate, volume: volume, state: state, onEvent: onEvent)
+            feeder.run()
+        }
+    }
+
+    private static func start(_ body: @escaping @Sendable () -> Void) throws(SystemError) -> PosixThread {
+        do {
+            return try PosixThread.start(named: "rc-speaker", body)
+        } catch {
+            throw SystemError(device: "speaker thread", operation: "pthread_create", errno: error.errno)
+        }
+    }
+
+    /// The sounds due next, ahead of their instants; replaces the previous announcement.
+    public func announce(_ sounds: [ScheduledSound]) {
+        state.condition.locked { state.announced = sounds; state.changed = true }
+    }
+
+    /// Sounds whose instant has come: played at once unless already placed.
+    public func report(_ sounds: [ScheduledSound]) {
+        guard !sounds.isEmpty else { return }
+        state.condition.locked { state.reported += sounds; state.changed = true }
+    }
+
+    /// Stops the stream at once and ends the thread; returns when it has.
+    public func stop() {
+        state.condition.locked { state.stopping = true }
+        thread.join()
+    }
+}
+
+/// What the render loop hands the speaker's thread, behind its condition's mutex.
+final class SpeakerState: @unchecked Sendable {
+    let condition: MonotonicCondition
+    var announced: [ScheduledSound] = []
+    var reported: [ScheduledSound] = []
+    var changed = false
+    var stopping = false
+    init(condition: MonotonicCondition) { self.condition = condition }
+}

@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Platform
+import Sound
+
+/// The speaker's thread: opens the device, keeps the plan, runs the stream while a sound is
+/// near and feeds it one period at a time. Everything here runs on that one thread.
+struct SpeakerThread {
+    let device: String
+    let rate: Int
+    let volume: Int
+    let state: SpeakerState
+    let onEvent: @Sendable (Speaker.Event) -> Void
+
+    private var playback: ALSAPlayback?
+    private var mixer: StreamMixer
+    private var plan = PlaybackPlan()
+    private var streaming = false
+    private var failing = false
+    private var nextAttempt: Int64 = 0
+
+    init(device: String, rate: Int, volume: Int, state: SpeakerState, onEvent: @escaping @Sendable (Speaker.Event) -> Void) {
+        self.device = device
+        self.rate = rate
+        self.volume = volume
+        self.state = state
+        self.onEvent = onEvent
+        mixer = StreamMixer(rate: rate, channels: 1, volume: volume)
+    }
+
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    mutating func run() {
+        while true {
+            guard takeInbox() else { break }
+            let now = Self.now()
+            let near = plan.nextNanoseconds.map { $0 - now <= Speaker.leadNanoseconds } ?? false
+            if !streaming && !near {
+                idle(until: plan.nextNanoseconds.map { $0 - Speaker.leadNanoseconds })
+                continue
+            }
+            guard let playback = openedDevice(now: now) else {
+                idle(until: nextAttempt)
+                continue
+            }
+            do {
+                try feed(playback, now: now)
+            } catch {
+                lose(error)
+            }
+        }
+        if let playback, streaming { try? playback.stop() }
+        playback = nil
+    }
+
+    /// Moves what the loop handed over into the plan; false once the speaker is stopping.
+    private mutating func takeInbox() -> Bool {
+        state.condition.lock()
+        defer { state.condition.unlock() }
+        if state.stopping { return false }
+        if state.changed {
+            plan.announce(state.announced)
+            plan.report(state.reported)
+            state.reported = []
+            state.changed = false
+        }
+        return true
+    }
+
+    /// Sleeps until `deadline` (CLOCK_MONOTONIC nanoseconds; nil: until the loop hands over
+    /// something), or until the loop does.
+    private func idle(until deadline: Int64?) {
+        state.condition.lock()
+        if !state.changed && !state.stopping {
+            _ = state.condition.wait(until: deadline.map { MonotonicCondition.timespec(.nanoseconds($0)) })
+        }
+        state.condition.unlock()
+    }
+
+    /// The open device, opening it if needed (at most once per retry interval while failing).
+    private mutating func openedDevice(now: Int64) -> ALSAPlayback? {
+        if let playback { return playback }
+        guard now >= nextAttempt else { return nil }
+        do {
+            let opened = try ALSAPlayback(device: device, rate: rate, channels: 1)
+            if failing {
+                failing = false
+                onEvent(.recovered(device))
+            }
+            onEvent(.opened(device: device, rate: opened.rate, channels: opened.channels,
+                            periodFrames: opened.period, bufferFrames: opened.buffer))
+            mixer = StreamMixer(rate: opened.rate, channels: opened.channels, volume: volume)
+            playback = opened
+            streaming = false
+            return opened
+        } catch {
+            if !failing { onEvent(.failed(error)) }
+            failing = true
+            nextAttempt = now + Speaker.retryNanoseconds
+            return nil
+        }
+    }
+
+    /// One period: waits for room, reads the device's position, places the sounds that
+    /// start in the block about to be written, writes it. Stops the stream once every sound
+    /// has played and none is near.
+    private mutating func feed(_ playback: ALSAPlayback, now: Int64) throws(SystemError) {
+        if !streaming {
+            mixer.restart()
+            streaming = true
+        }
+        if try playback.isRunning() {
+            guard try playback.wait(milliseconds: 100) else { return }
+        }
+        var position: (free: Int, nanoseconds: Int64)
+        do {
+            position = try playback.position()
+        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
+            try playback.recover(from: error)
+            return
+        }
+        let stamped = position.nanoseconds
+        if stamped == 0 || Self.now() - stamped > 1_000_000_000 { position = (try playback.free(), Self.now()) }
+        let free = position.free - position.free % playback.period
+        guard free > 0 else { return }
+        // Before the stream runs, its first frame's instant is unknown: silence only.
+        if try playback.isRunning() {
+            let clock = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
+                                    at: position.nanoseconds, rate: playback.rate)
+            _ = plan.place(into: &mixer, clock: clock, before: mixer.written + Int64(free))
+            plan.forget(before: now - 30_000_000_000)
+        }
+        let block = mixer.render(frames: free)
+        do {
+            _ = try playback.write(block)
+        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
+            try playback.recover(from: error)
+        }
+        // Done: nothing playing, nothing near, and the last sound has left the buffer.
+        let near = plan.nextNanoseconds.map { $0 - now <= Speaker.leadNanoseconds } ?? false
+        if mixer.isSilent && !near, try playback.free() >= playback.buffer - playback.period {
+            try playback.stop()
+            streaming = false
+        }
+    }
+
+    /// The device failed: logged once, closed, reopened after the retry interval.
+    private mutating func lose(_ error: SystemError) {
+        if !failing { onEvent(.failed(error)) }
+        failing = true
+        playback = nil
+        streaming = false
+        mixer.restart()
+        nextAttempt = Self.now() + Speaker.retryNanoseconds
+    }
+}
