@@ -101,6 +101,12 @@ static inline long rc_pcm_write(snd_pcm_t *pcm, const int16_t *frames, unsigned 
     return snd_pcm_writei(pcm, frames, n);
 }
 
+/* Frames that can be taken back from what is queued and not yet played (snd_pcm_rewindable). */
+static inline long rc_pcm_rewindable(snd_pcm_t *pcm) { return snd_pcm_rewindable(pcm); }
+
+/* Takes back up to n queued frames, to be written again; returns how many, or a negative errno. */
+static inline long rc_pcm_rewind(snd_pcm_t *pcm, unsigned long n) { return snd_pcm_rewind(pcm, n); }
+
 /* After an underrun (-EPIPE) or a suspend (-ESTRPIPE): prepared to start again. */
 static inline int rc_pcm_recover(snd_pcm_t *pcm, int err) { return snd_pcm_recover(pcm, err, 1); }
 

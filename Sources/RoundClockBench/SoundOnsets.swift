@@ -49,6 +49,7 @@ public struct SoundOnsetBench: Sendable {
         guard rc >= 0 else { throw Self.error(device, "configure (S16_LE, \(rate) Hz)", rc) }
         rc = rc_pcm_start(pcm)
         guard rc >= 0 else { throw Self.error(device, "snd_pcm_start", rc) }
+        StandardStream.error.write("recording \(device) at \(grantedRate) Hz\n")
         let frameRate = Int64(grantedRate), width = Int(channels)
         var detector = OnsetDetector(threshold: threshold, quietFrames: quietMilliseconds * Int(grantedRate) / 1_000)
         var onsets: [Int64] = []

@@ -46,6 +46,11 @@ public struct PlaybackPlan: Sendable {
     /// The earliest instant of a sound not yet placed.
     public var nextNanoseconds: Int64? { (ahead + due).map(\.nanoseconds).min() }
 
+    /// The frame of the earliest unplaced sound that starts before frame `end`, by `clock`.
+    public func earliestFrame(clock: StreamClock, before end: Int64) -> Int64? {
+        (ahead + due).filter { !placed.contains($0.key) }.map { clock.frame(atNanoseconds: $0.nanoseconds) }.filter { $0 < end }.min()
+    }
+
     /// Places in `mixer` every sound that starts before frame `before`, on the frame `clock`
     /// gives for its instant (or at once, if that has been rendered); drops the ones more
     /// than `staleAfter` late. Returns how late each placed sound starts, in frames.

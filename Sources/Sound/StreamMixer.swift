@@ -7,19 +7,20 @@ public struct StreamMixer: Sendable {
     public var volume: Int
     /// Frames rendered so far: the next block starts here.
     public private(set) var written: Int64 = 0
+    /// How many rendered frames `rewind` may take back: voices are kept this long after
+    /// they end.
+    public let retained: Int64
     private var voices: [(start: Int64, pcm: PCM)] = []
 
-    public init(rate: Int, channels: Int, volume: Int = 100) {
+    public init(rate: Int, channels: Int, volume: Int = 100, retained: Int = 0) {
         self.rate = rate
         self.channels = channels
         self.volume = volume
+        self.retained = Int64(retained)
     }
 
     /// No sound is playing or waiting: the next blocks are silent.
-    public var isSilent: Bool { voices.isEmpty }
-
-    /// Frames until the last placed sound has been rendered.
-    public var framesToSilence: Int64 { voices.map { $0.start + Int64($0.pcm.frames) - written }.max() ?? 0 }
+    public var isSilent: Bool { !voices.contains { $0.start + Int64($0.pcm.frames) > written } }
 
     /// Adds `sound` (converted to the stream's rate and channels) at `frame`, or at the next
     /// block if that frame was already rendered. Returns the frame it starts at.
@@ -48,10 +49,16 @@ public struct StreamMixer: Sendable {
                 }
             }
         }
-        voices.removeAll { $0.start + Int64($0.pcm.frames) <= end }
+        voices.removeAll { $0.start + Int64($0.pcm.frames) <= end - retained }
         written = end
         let gain = Int32(max(0, min(volume, 100)))
         return sum.map { Int16(clamping: gain == 100 ? $0 : $0 * gain / 100) }
+    }
+
+    /// Takes back the last `frames` rendered frames (at most `retained`), to render them
+    /// again with a sound placed since: the device took back as many.
+    public mutating func rewind(frames: Int) {
+        written -= Int64(min(Int64(frames), retained))
     }
 
     /// Forgets every sound and starts counting frames again (a new stream).

@@ -13,7 +13,7 @@ final class ALSAPlayback {
     let buffer: Int
     private let pcm: OpaquePointer
 
-    /// Opens `device` and asks for `rate` Hz, `channels`, 10 ms periods and a 40 ms buffer;
+    /// Opens `device` and asks for `rate` Hz, `channels`, 5 ms periods and a 40 ms buffer;
     /// what the device granted is in the properties.
     init(device: String, rate: Int, channels: Int) throws(SystemError) {
         rc_alsa_quiet()
@@ -22,7 +22,7 @@ final class ALSAPlayback {
         guard rc >= 0, let handle else { throw Self.error(device, "snd_pcm_open", rc) }
         var grantedRate = UInt32(rate), grantedChannels = UInt32(channels)
         var period: UInt = 0, buffer: UInt = 0
-        rc = rc_pcm_configure(handle, &grantedRate, &grantedChannels, 10_000, 40_000, &period, &buffer)
+        rc = rc_pcm_configure(handle, &grantedRate, &grantedChannels, 5_000, 40_000, &period, &buffer)
         guard rc >= 0 else {
             rc_pcm_close(handle)
             throw Self.error(device, "configure (S16_LE, \(rate) Hz)", rc)
@@ -66,6 +66,18 @@ final class ALSAPlayback {
         let n = samples.withUnsafeBufferPointer { rc_pcm_write(pcm, $0.baseAddress, UInt(samples.count / channels)) }
         if n == -Int(EAGAIN) { return 0 }
         guard n >= 0 else { throw Self.error(device, "snd_pcm_writei", Int32(n)) }
+        return n
+    }
+
+    /// Takes back up to `frames` queued frames that have not been played, leaving `margin`
+    /// frames before the device's pointer; returns how many were taken back.
+    func rewind(upTo frames: Int, margin: Int) throws(SystemError) -> Int {
+        let rewindable = rc_pcm_rewindable(pcm)
+        guard rewindable >= 0 else { throw Self.error(device, "snd_pcm_rewindable", Int32(rewindable)) }
+        let wanted = min(frames, rewindable - margin)
+        guard wanted > 0 else { return 0 }
+        let n = rc_pcm_rewind(pcm, UInt(wanted))
+        guard n >= 0 else { throw Self.error(device, "snd_pcm_rewind", Int32(n)) }
         return n
     }
 

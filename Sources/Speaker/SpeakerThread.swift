@@ -94,7 +94,7 @@ struct SpeakerThread {
             }
             onEvent(.opened(device: device, rate: opened.rate, channels: opened.channels,
                             periodFrames: opened.period, bufferFrames: opened.buffer))
-            mixer = StreamMixer(rate: opened.rate, channels: opened.channels, volume: volume)
+            mixer = StreamMixer(rate: opened.rate, channels: opened.channels, volume: volume, retained: opened.buffer)
             playback = opened
             streaming = false
             return opened
@@ -126,12 +126,19 @@ struct SpeakerThread {
         }
         let stamped = position.nanoseconds
         if stamped == 0 || Self.now() - stamped > 1_000_000_000 { position = (try playback.free(), Self.now()) }
-        let free = position.free - position.free % playback.period
+        var free = position.free - position.free % playback.period
         guard free > 0 else { return }
         // Before the stream runs, its first frame's instant is unknown: silence only.
         if try playback.isRunning() {
             let clock = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
                                     at: position.nanoseconds, rate: playback.rate)
+            // A sound due in frames already queued (one reported late: a skip, a press) takes
+            // them back, all but a millisecond ahead of the device, and is mixed into them again.
+            if let earliest = plan.earliestFrame(clock: clock, before: mixer.written + Int64(free)), earliest < mixer.written {
+                let back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: playback.rate / 1_000)
+                mixer.rewind(frames: back)
+                free += back
+            }
             _ = plan.place(into: &mixer, clock: clock, before: mixer.written + Int64(free))
             plan.forget(before: now - 30_000_000_000)
         }

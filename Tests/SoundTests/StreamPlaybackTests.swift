@@ -44,6 +44,18 @@ import Testing
         #expect(mixer.render(frames: 4) == [1_000, 2_000, 3_000, 0])
     }
 
+    @Test func aRewindRendersTheTakenBackFramesAgainWithTheNewSound() {
+        var mixer = StreamMixer(rate: 48_000, channels: 1, retained: 4)
+        mixer.place(PCM(rate: 48_000, channels: 1, samples: [5, 5, 5]), atFrame: 0)
+        #expect(mixer.render(frames: 6) == [5, 5, 5, 0, 0, 0])
+        // Frames 2 to 5 taken back (4 retained): the ended sound's tail is mixed again.
+        mixer.rewind(frames: 10)
+        #expect(mixer.written == 2)
+        #expect(mixer.place(click, atFrame: 1) == 2)
+        #expect(mixer.render(frames: 4) == [1_005, 2_000, 3_000, 0])
+        #expect(mixer.isSilent)
+    }
+
     @Test func volumeScalesAndOverlapsClip() {
         var mixer = StreamMixer(rate: 48_000, channels: 2, volume: 50)
         mixer.place(PCM(rate: 48_000, channels: 1, samples: [30_000, -30_000]), atFrame: 0)

@@ -54,7 +54,7 @@ VM_LABEL=vm PREP_FAILED_SUMMARY="vm: 0 passed, 1 failed"
 # ---- 1. packages ------------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static gpiod i2c-tools libgpiod-dev libi2c-dev linux-headers-amd64
-      gcc make libc6-dev kmod cpio gzip xz-utils pkg-config)
+      gcc make libc6-dev kmod cpio gzip xz-utils pkg-config alsa-utils python3)
 if [ "$LIBGPIOD" = v2 ] && [ ! -f "$V2_PREFIX/lib/libgpiod.a" ]; then PKGS+=(python3-pip); fi
 install_host_packages "${PKGS[@]}"
 
@@ -66,6 +66,7 @@ stage helpers
 SHARE=$CACHE/share-$LIBGPIOD
 rm -rf "$SHARE"; mkdir -p "$SHARE"
 cp "${VM_GUEST_SCRIPT:-$HERE/guest/guest-tests.sh}" "$SHARE/guest-tests.sh"
+cp "$HERE/guest/sound-tests.sh" "$SHARE/sound-tests.sh"
 if [ "$LIBGPIOD" = v2 ]; then
   "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
     { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
@@ -118,6 +119,7 @@ fi
   printf 'BINARY_NOTE=%q\n' "$BINARY_NOTE"
   printf 'BENCH_BINARY=%q\n' "$BENCH_BINARY"
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
+  printf 'SOUND_SECONDS=%q\n' "${SOUND_SECONDS:-64}"
 } > "$SHARE/config.sh"
 
 # ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -

@@ -724,6 +724,19 @@ elif [ $HAVE_BIN = 1 ]; then
   skip f1 "roundclock has no 'run' subcommand yet"
 fi
 
+# ---------------------------------------------------------------------------------------
+# s. the speaker on ALSA's loopback card (guest/sound-tests.sh): onset against display change
+# ---------------------------------------------------------------------------------------
+if [ $HAVE_BIN = 1 ] && has_subcommand run; then
+  if [ "$LIBGPIOD" = v1 ]; then
+    # shellcheck source=/dev/null
+    . "$W/sound-tests.sh"
+    sound_checks
+  else
+    skip s1 "the speaker is checked in the libgpiod v1 run (no GPIO on its path)"
+  fi
+fi
+
 if [ $FAILS -gt 0 ]; then
   echo "guest: kernel log (last 25 lines):"
   dmesg | tail -25 | indent
