@@ -109,10 +109,11 @@ let package = Package(
         ], swiftSettings: crossModule),
         // Pure: a strict TOML 1.0 reader with line and column in every error. No Foundation, no C.
         .target(name: "TOML", dependencies: ["Hex"]),
-        // Board files and the config file: strict TOML reading with clear errors.
+        // Board files and the config file: strict TOML reading with clear errors; the
+        // config's `[sound]` reads the user's WAV files through `Sound`.
         .target(
             name: "RoundClockConfig",
-            dependencies: ["RoundClockCore", "BoardSpec", "Hex", "Platform", "SegmentDisplay", "TOML"]
+            dependencies: ["RoundClockCore", "BoardSpec", "Hex", "Platform", "SegmentDisplay", "Sound", "TOML"]
         ),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: [
@@ -154,7 +155,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "TestSupport"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "Sound", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),

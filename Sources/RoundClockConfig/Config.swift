@@ -35,6 +35,10 @@ public struct Config: Sendable, Hashable {
     public var mqtt: MQTTSettings?
     /// `[sync]`: the group this clock shares its session with; `nil` = none.
     public var sync: SyncSettings?
+    /// `[sound]`: the speaker and what each signal sounds like.
+    public var sound = SoundSettings()
+    /// `[voice]`: spoken callouts.
+    public var voice = VoiceSettings()
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"

@@ -45,6 +45,12 @@ extension Config {
             }
             try table.finish()
         }
+        if var table = try root.table("sound") {
+            config.sound = try SoundSettings.read(&table, configFile: file)
+        }
+        if var table = try root.table("voice") {
+            config.voice = try VoiceSettings.read(&table)
+        }
         if var table = try root.table("brightness") {
             config.brightness = try brightness(&table)
             try table.finish()

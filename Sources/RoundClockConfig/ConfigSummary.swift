@@ -11,6 +11,8 @@ extension Config {
         lines.append("board: \(board.name) (\(source)), I2C bus \(board.i2cBus): \(panels.joined(separator: ", "))")
         lines.append("buttons: \(buttons.isEmpty ? "none" : buttons.joined(separator: ", ")); long press \(milliseconds(buttons: \.longPress)) ms, debounce \(milliseconds(buttons: \.debounce)) ms")
         lines.append("buzzer: \(board.buzzer ?? "none")")
+        lines.append(sound.summary)
+        if voice.enabled { lines.append("voice: on, \(voice.language)\(voice.voice.map { " (\($0))" } ?? ""), volume \(voice.volume)%") }
         lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
         if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
         if let classStarts {

@@ -9,22 +9,27 @@ let textFileLimit = 1 << 20
 /// file (a FIFO, a directory or a device is one clear error line), and never reads more
 /// than 1 MiB + 1 bytes.
 public func readTextFile(_ path: String) throws(ConfigError) -> String {
-    func fail(_ message: String) -> ConfigError { ConfigError(file: path, location: "", message: message) }
-    let bytes: [UInt8]
-    do throws(SystemError) {
-        bytes = try SmallFiles.read(path, limit: textFileLimit)
-    } catch {
-        if SmallFiles.isTooLarge(error) { throw fail("larger than 1 MiB; not a board or config file") }
-        // Not a regular file: "is a FIFO (named pipe), not a regular file".
-        if let reason = error.reason { throw fail(reason) }
-        throw fail("cannot \(error.operation == "open" ? "open" : "read"): \(error.why)")
-    }
+    let bytes = try readFileBytes(path, limit: textFileLimit, tooLarge: "larger than 1 MiB; not a board or config file")
     guard let text = String(validating: bytes, as: UTF8.self) else {
         let position = TOMLError.invalidUTF8(in: bytes)
         throw ConfigError(file: path, location: position.map { "line \($0.line), column \($0.column)" } ?? "",
                           message: position?.message ?? "not UTF-8 text")
     }
     return text
+}
+
+/// Reads a whole file of at most `limit` bytes, without ever blocking (`readTextFile`'s
+/// rules); errors name the file and errno, `tooLarge` says what a larger file is.
+func readFileBytes(_ path: String, limit: Int, tooLarge: String) throws(ConfigError) -> [UInt8] {
+    func fail(_ message: String) -> ConfigError { ConfigError(file: path, location: "", message: message) }
+    do throws(SystemError) {
+        return try SmallFiles.read(path, limit: limit)
+    } catch {
+        if SmallFiles.isTooLarge(error) { throw fail(tooLarge) }
+        // Not a regular file: "is a FIFO (named pipe), not a regular file".
+        if let reason = error.reason { throw fail(reason) }
+        throw fail("cannot \(error.operation == "open" ? "open" : "read"): \(error.why)")
+    }
 }
 
 extension BoardFile {

@@ -12,6 +12,16 @@ public enum BuiltInSound: String, Sendable, CaseIterable {
     /// A short 3 kHz click, 15 ms.
     case tick
 
+    /// How long the sound lasts: the length `render(rate:)` synthesizes.
+    public var duration: Duration {
+        switch self {
+        case .bell: .seconds(3)
+        case .horn: .milliseconds(1_200)
+        case .beep: .milliseconds(200)
+        case .tick: .milliseconds(15)
+        }
+    }
+
     /// Peak level of every built-in sound: -1 dBFS.
     static let peak = 0.891
 

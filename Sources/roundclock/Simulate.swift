@@ -43,12 +43,16 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "The sound file's sample rate in Hz, 8000 to 192000 (default 48000).")
     var soundRate = 48_000
 
+    @Option(help: "With --sound-file: a configuration file whose [sound] tables say what each signal sounds like (exit 78 if it is bad); only its [sound] is used.")
+    var config: String?
+
     func validate() throws {
-        _ = try parsed()
+        _ = try parsed(loadingConfig: false)
     }
 
-    /// Everything the options say, checked.
-    func parsed() throws -> SimulationPlan {
+    /// Everything the options say, checked; the config file is read only with `loadingConfig`
+    /// (its WAV files can be megabytes: read once, in `run`).
+    func parsed(loadingConfig: Bool = true) throws -> SimulationPlan {
         let (chosen, stopAfter, presses) = try session.parsed()
         if stopAfter == nil, chosen.total == nil {
             throw ValidationError("--until is required for the open-ended program '\(chosen.name)'")
@@ -56,11 +60,19 @@ struct Simulate: AsyncParsableCommand {
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         if soundFile != nil, !virtual { throw ValidationError("--sound-file needs --virtual: the track is laid out in virtual time") }
         guard (8_000...192_000).contains(soundRate) else { throw ValidationError("--sound-rate must be 8000 to 192000 Hz, not \(soundRate)") }
+        if config != nil, soundFile == nil { throw ValidationError("--config needs --sound-file: simulate uses only the config's [sound]") }
+        var settings = SoundSettings()
+        if loadingConfig, let config {
+            do { settings = try Config.load(config).sound } catch {
+                printError(error.description)
+                throw ExitCode(ConfigError.exitCode)
+            }
+        }
         let chosenBoard: Board
         do { chosenBoard = try BoardFile.load(board) } catch { throw ValidationError(error.description) }
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: session.frames,
-                              sound: soundFile.map { (path: $0, rate: soundRate) },
+                              sound: soundFile.map { SoundFilePlan(path: $0, rate: soundRate, settings: settings) },
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1, cadence: cadence)
     }
 

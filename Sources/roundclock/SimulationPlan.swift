@@ -14,8 +14,8 @@ struct SimulationPlan {
     var autostart: Bool
     var virtual: Bool
     var framesPath: String?
-    /// `--sound-file` and `--sound-rate`.
-    var sound: (path: String, rate: Int)?
+    /// `--sound-file`, `--sound-rate` and the cues of `--config`'s `[sound]`.
+    var sound: SoundFilePlan?
     var drawOnTerminal: Bool
     var cadence: Cadence = .seconds
 
@@ -26,7 +26,7 @@ struct SimulationPlan {
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
         var members: [any DisplayObserver] = [counter, terminal]
         if let recorder { members.append(recorder) }
-        let soundTrack = sound.map { SoundTrackRecorder(path: $0.path, rate: $0.rate) }
+        let soundTrack = sound.map { SoundTrackRecorder(path: $0.path, rate: $0.rate, cues: $0.settings.cues) }
         if let soundTrack { members.append(soundTrack) }
         // No config file: the built-in settings, with the cadence of `--cadence`.
         var config = Config.defaults()
@@ -53,6 +53,14 @@ struct SimulationPlan {
         guard let stopAfter else { return .afterFinish(.seconds(1)) }
         return .at(start.advanced(by: stopAfter))
     }
+}
+
+/// The sound track to write: where, at which rate, and the `[sound]` settings whose cues
+/// say what each signal sounds like.
+struct SoundFilePlan {
+    var path: String
+    var rate: Int
+    var settings: SoundSettings
 }
 
 struct SimulationSummary: CustomStringConvertible {

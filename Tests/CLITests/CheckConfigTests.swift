@@ -1,4 +1,5 @@
 import Foundation
+import Sound
 import Testing
 
 /// `roundclock check-config`: exit 0 with a summary, 78 (EX_CONFIG) with one message on stderr.
@@ -45,6 +46,27 @@ import Testing
         #expect(run.status == 78)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "roundclock: \(path): brightness.night: 16 is out of range; allowed are 0 to 15\n")
+    }
+
+    /// A WAV file the config's `[sound]` names is read by check-config: an 8-bit one is one
+    /// line naming the config, the key and the file.
+    @Test func badWAVFileExits78WithOneLine() async throws {
+        let dir = temporaryFile("bad-wav")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var bytes = WAV.encode(PCM(rate: 8_000, channels: 1, samples: [1, 2, 3, 4]))
+        bytes[34] = 8
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/x.wav"))
+        let config = dir + "/config.toml"
+        try "[sound.start]\nsound = \"x.wav\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try await CLIRun.run(["check-config", config])
+        #expect(run.status == 78 && run.stdout.isEmpty)
+        #expect(run.stderr == "roundclock: \(config): sound.start.sound: WAV file \"\(dir)/x.wav\": 8-bit samples; use 16-bit PCM\n")
+        try "[sound.end]\nsound = \"gone.wav\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let missing = try await CLIRun.run(["check-config", config])
+        #expect(missing.status == 78 && missing.stderr.hasPrefix(
+            "roundclock: \(config): sound.end.sound: WAV file \"\(dir)/gone.wav\": cannot open: No such file or directory (errno 2)"))
+        #expect(missing.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func syntaxErrorNamesTheLine() async throws {

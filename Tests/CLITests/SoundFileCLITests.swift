@@ -5,6 +5,54 @@ import Testing
 /// `simulate --virtual --sound-file`: the whole session's sound track, each signal's sound
 /// starting at the frame round(t × rate) of the frames file's `t`, sample for sample.
 @Suite(.serialized) struct SoundFileCLITests {
+    /// A directory with a config whose `[sound.start]` is `x.wav` (a ramp, mono at `rate`)
+    /// and whose `[sound.finish]` is `s.wav` (stereo at 16 kHz); returns the config's path.
+    func soundConfig(_ dir: String, rate: Int) throws -> (config: String, start: PCM, finish: PCM) {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let ramp: [Int16] = (0..<1_000).map { Int16($0 * 20 - 10_000) }
+        let start = PCM(rate: rate, channels: 1, samples: ramp)
+        let finish = PCM(rate: 16_000, channels: 2, samples: ramp + ramp)
+        try Data(WAV.encode(start)).write(to: URL(fileURLWithPath: dir + "/x.wav"))
+        try Data(WAV.encode(finish)).write(to: URL(fileURLWithPath: dir + "/s.wav"))
+        let config = dir + "/config.toml"
+        let text = "[sound.start]\nsound = \"x.wav\"\n[sound.finish]\nsound = \"s.wav\"\n"
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        return (config, start, finish)
+    }
+
+    /// `--config`: the configured sounds, a user's WAV on the start bell's frame, a stereo
+    /// 16 kHz one converted to the track's rate and mixed to mono on the finish's.
+    @Test func aConfiguredWAVFileSoundsOnItsSignalsFrame() async throws {
+        let rate = 8_000
+        let dir = temporaryFile("sound-config")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (config, start, finish) = try soundConfig(dir, rate: rate)
+        let (track, signals) = try await simulate(["--program", "countdown:0:05", "--config", config], rate: rate)
+        #expect(signals.map(\.name) == ["start", "finish"])
+        let startSamples: [Int16] = start.samples
+        #expect(Array(track.samples[0..<startSamples.count]) == startSamples, "x.wav's samples from frame 0")
+        #expect(track.samples[startSamples.count..<40_000].allSatisfy { $0 == 0 }, "no bell")
+        let converted: [Int16] = finish.converted(rate: rate, channels: 1).samples
+        let end = 40_000 + converted.count
+        #expect(Array(track.samples[40_000..<end]) == converted, "s.wav at 8 kHz mono from the finish's frame")
+        #expect(track.samples[end...].allSatisfy { $0 == 0 } && track.frames == 48_000, "silence to the end of the run")
+    }
+
+    @Test func configOptionNeedsTheSoundFileAndAGoodConfig() async throws {
+        let dir = temporaryFile("sound-config-bad")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let config = dir + "/config.toml"
+        try "[sound]\nvolume = 101\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let alone = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", "countdown:0:05", "--config", config])
+        #expect(alone.status == 64 && alone.stderr.contains("--config needs --sound-file"), "\(alone.stderr)")
+        let bad = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", "countdown:0:05", "--config", config,
+                                        "--sound-file", dir + "/out.wav"])
+        #expect(bad.status == 78, "\(bad.stderr)")
+        #expect(bad.stderr == "roundclock: \(config): sound.volume: 101 is out of range; allowed are 0 to 100\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))
+    }
+
     /// Runs the simulation; returns the track and the frames file's signals as (t in ms, name).
     func simulate(_ arguments: [String], rate: Int) async throws -> (track: PCM, signals: [(ms: Int, name: String)]) {
         let frames = temporaryFile("sound.jsonl"), wav = temporaryFile("sound.wav")
