@@ -55,6 +55,14 @@ extension Controller {
         return out
     }
 
+    /// The instant of the next `start_at` slot that will start the session, as the wall time
+    /// `wallTime` at `now` places it; nil without a schedule or unless the clock is ready.
+    public func nextClassStart(at now: Instant, wallTime: WallTime) -> Instant? {
+        guard let classStarts, program.kind == .intervals, session.state(at: now) == .ready else { return nil }
+        let from = classStartsSeenUntil.map { max($0, wallTime) } ?? wallTime
+        return classStarts.next(after: from).map { now.advanced(by: wallTime.duration(to: $0)) }
+    }
+
     /// The ready face's time panel with `start_at`: `-M:SS` to the next slot (`-H:MM` from
     /// 10 minutes, `PanelTime.offset`), and when that changes.
     func classCountdown(at now: Instant, wallTime: WallTime) -> (text: String, change: Instant)? {

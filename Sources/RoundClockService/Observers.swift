@@ -25,6 +25,9 @@ public enum LoopEvent<Instant: InstantProtocol & Sendable>: Sendable where Insta
     /// next ones the session fires by itself, with their instants (a speaker plays each on
     /// its instant; `upcoming` replaces the previous list, so a pause takes them back).
     case signals(fired: [SignalAt<Instant>], upcoming: [SignalAt<Instant>])
+    /// With `start_at`: a class that started this turn (its slot's instant) and the next slot
+    /// that will start one, whenever either changed.
+    case classStarts(started: Instant?, next: Instant?)
     /// The turn is over; the loop sleeps until `deadline` (nil: until input).
     case waiting(until: Instant?)
 }

@@ -129,6 +129,7 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
         var precomputed: (at: C.Instant, face: Face, status: Status)?
         // The signals last announced ahead (`LoopEvent.signals`).
         var announced: [SignalAt<C.Instant>] = []
+        var announcedClass: C.Instant?
         let checkInterval = display.powerCheckInterval.flatMap { $0 > .zero ? $0 : nil }
         // The first check runs on the first turn, right after its commit: it reads nothing
         // (every byte was just written), but it starts the check period, so the next one, an
@@ -172,7 +173,8 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 sessionTracker.applied(input, session: controller.session)
             }
             occurrences += controller.advance(to: now)
-            occurrences += controller.startOnSchedule(at: now, wallTime: wall)
+            let scheduled = controller.startOnSchedule(at: now, wallTime: wall)
+            occurrences += scheduled
             sessionTracker.passed(controller.session)
 
             // Face, status and next deadline from one snapshot and one wall time reading (the
@@ -202,6 +204,16 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
                 if !fired.isEmpty || upcoming != announced {
                     observer.observe(.signals(fired: fired, upcoming: upcoming))
                     announced = upcoming
+                }
+            }
+            if controller.classStarts != nil {
+                let started = scheduled.lazy.compactMap { occurrence -> C.Instant? in
+                    if case .action(.start, let at) = occurrence { at } else { nil }
+                }.first
+                let next = controller.nextClassStart(at: now, wallTime: wall)
+                if started != nil || next != announcedClass {
+                    observer.observe(.classStarts(started: started, next: next))
+                    announcedClass = next
                 }
             }
 

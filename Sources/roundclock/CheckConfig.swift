@@ -2,6 +2,10 @@ import ArgumentParser
 import Platform
 import RoundClockConfig
 import RoundClockService
+import Speaker
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `roundclock check-config [PATH]`: validates a configuration file and the board it names
 /// without touching any hardware. Exit 0 with a summary, or 78 (EX_CONFIG) with one message.
@@ -23,6 +27,7 @@ struct CheckConfig: ParsableCommand {
         do {
             let config = try Config.load(path)
             let board = try config.loadBoard()
+            try Self.checkSpeaker(config)
             var lines = config.summary(board: board).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let resume = lines.firstIndex { $0.hasPrefix("on shutdown: ") }.map { $0 + 1 } ?? lines.endIndex
             lines.insert(Self.stateLine(StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory), at: resume)
@@ -30,6 +35,24 @@ struct CheckConfig: ParsableCommand {
         } catch {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
+        }
+    }
+
+    /// With `[sound] enabled`: the device opens as the speaker opens it (one in use by the
+    /// running clock, EBUSY, is there) and the mixer control exists.
+    static func checkSpeaker(_ config: Config) throws(ConfigError) {
+        let sound = config.sound
+        guard sound.enabled else { return }
+        do {
+            try ALSADevice.check(sound.device, rate: sound.rate)
+        } catch where error.errno != EBUSY {
+            throw ConfigError(file: config.file, location: "sound.device", message: error.description)
+        } catch {}
+        guard let mixer = sound.mixer else { return }
+        do {
+            try ALSAMixer.set(mixer, device: sound.device, percent: nil)
+        } catch {
+            throw ConfigError(file: config.file, location: "sound.mixer", message: error.description)
         }
     }
 

@@ -147,6 +147,12 @@ struct Run: AsyncParsableCommand {
         if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         var events: [any LoopObserver<C.Instant>] = [heartbeat]
+        // The speaker plays in real time only: virtual time has no device clock to follow.
+        let speaker = setup.config.sound.enabled && !virtual ? SpeakerSetup.start(setup.config.sound, logger: logger) : nil
+        defer { speaker?.stop() }
+        if let speaker {
+            events.append(SpeakerSetup.observer(for: speaker, sounds: SpeakerSetup.Sounds(setup.config.sound), clock: clock, start: start))
+        }
         if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: setup.startWall,

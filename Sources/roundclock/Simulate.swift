@@ -43,7 +43,10 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "The sound file's sample rate in Hz, 8000 to 192000 (default 48000).")
     var soundRate = 48_000
 
-    @Option(help: "With --sound-file: a configuration file whose [sound] tables say what each signal sounds like (exit 78 if it is bad); only its [sound] is used.")
+    @Flag(help: "Play each signal's sound through the speaker on its instant: ALSA's default device, or the [sound] device of --config. Real time only.")
+    var sound = false
+
+    @Option(help: "With --sound-file or --sound: a configuration file whose [sound] tables say what each signal sounds like (exit 78 if it is bad); only its [sound] is used.")
     var config: String?
 
     func validate() throws {
@@ -60,7 +63,10 @@ struct Simulate: AsyncParsableCommand {
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         if soundFile != nil, !virtual { throw ValidationError("--sound-file needs --virtual: the track is laid out in virtual time") }
         guard (8_000...192_000).contains(soundRate) else { throw ValidationError("--sound-rate must be 8000 to 192000 Hz, not \(soundRate)") }
-        if config != nil, soundFile == nil { throw ValidationError("--config needs --sound-file: simulate uses only the config's [sound]") }
+        if sound, virtual { throw ValidationError("--sound plays in real time; for virtual time write the track with --sound-file") }
+        if config != nil, soundFile == nil, !sound {
+            throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound]")
+        }
         var settings = SoundSettings()
         if loadingConfig, let config {
             do { settings = try Config.load(config).sound } catch {
@@ -73,6 +79,7 @@ struct Simulate: AsyncParsableCommand {
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: session.frames,
                               sound: soundFile.map { SoundFilePlan(path: $0, rate: soundRate, settings: settings) },
+                              speaker: sound ? settings : nil,
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1, cadence: cadence)
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Platform
 import RoundClockConfig
 import RoundClockCore
@@ -16,6 +17,8 @@ struct SimulationPlan {
     var framesPath: String?
     /// `--sound-file`, `--sound-rate` and the cues of `--config`'s `[sound]`.
     var sound: SoundFilePlan?
+    /// `--sound`: the `[sound]` settings whose device and cues the speaker plays.
+    var speaker: SoundSettings?
     var drawOnTerminal: Bool
     var cadence: Cadence = .seconds
 
@@ -31,10 +34,15 @@ struct SimulationPlan {
         // No config file: the built-in settings, with the cadence of `--cadence`.
         var config = Config.defaults()
         config.cadence = cadence
+        let sounds = self.speaker.map(SpeakerSetup.Sounds.init)
+        let speaker = self.speaker.flatMap { SpeakerSetup.start($0, logger: Logger(label: "roundclock")) }
+        defer { speaker?.stop() }
         let start = clock.now
+        var events: [any LoopObserver<C.Instant>] = []
+        if let speaker, let sounds { events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, clock: clock, start: start)) }
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
-            presses: presses, stop: stop(from: start), observers: members, autostart: autostart,
+            presses: presses, stop: stop(from: start), observers: members, events: events, autostart: autostart,
             reportStartupEvent: { printError("\($0)") })
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.
         let assembled = await assembly.assemble(EmulatedBoard.self, devices: board.emulatedChips(), readBack: true)
