@@ -53,11 +53,7 @@ public enum BuiltInSound: String, Sendable, CaseIterable {
         for partial in bellPartials {
             let step = Waveform.twoPi * bellStrike * partial.ratio / Double(rate)
             let fall = Waveform.exponential(-1 / (partial.decay * Double(rate)))
-            var level = partial.level
-            for i in 0..<frames {
-                out[i] += level * Waveform.sine(step * Double(i))
-                level *= fall
-            }
+            Waveform.addPartial(to: &out, step: step, level: partial.level, fall: fall)
         }
         // A 1 ms attack, so the strike does not click, and a 100 ms fade at the end of the ring.
         return enveloped(out, rate: rate, attack: 0.001, release: 0.1)
@@ -69,28 +65,23 @@ public enum BuiltInSound: String, Sendable, CaseIterable {
         for reed in [415.0, 421.0] {
             for harmonic in 1...8 {
                 let step = Waveform.twoPi * reed * Double(harmonic) / Double(rate)
-                let level = 1 / Double(harmonic)
-                for i in 0..<frames { out[i] += level * Waveform.sine(step * Double(i)) }
+                Waveform.addPartial(to: &out, step: step, level: 1 / Double(harmonic))
             }
         }
         return enveloped(out, rate: rate, attack: 0.02, release: 0.06)
     }
 
     static func tone(rate: Int, hertz: Double, seconds: Double, edge: Double) -> [Double] {
-        let frames = Int(seconds * Double(rate))
-        let step = Waveform.twoPi * hertz / Double(rate)
-        return enveloped((0..<frames).map { Waveform.sine(step * Double($0)) }, rate: rate, attack: edge, release: edge)
+        var out = [Double](repeating: 0, count: Int(seconds * Double(rate)))
+        Waveform.addPartial(to: &out, step: Waveform.twoPi * hertz / Double(rate), level: 1)
+        return enveloped(out, rate: rate, attack: edge, release: edge)
     }
 
     static func click(rate: Int) -> [Double] {
-        let frames = Int(0.015 * Double(rate))
-        let step = Waveform.twoPi * 3_000 / Double(rate)
+        var out = [Double](repeating: 0, count: Int(0.015 * Double(rate)))
         let fall = Waveform.exponential(-1 / (0.003 * Double(rate)))
-        var level = 1.0
-        return (0..<frames).map { i in
-            defer { level *= fall }
-            return level * Waveform.sine(step * Double(i))
-        }
+        Waveform.addPartial(to: &out, step: Waveform.twoPi * 3_000 / Double(rate), level: 1, fall: fall)
+        return out
     }
 
     /// Linear attack and release ramps.

@@ -71,7 +71,10 @@ struct Run: AsyncParsableCommand {
         // one before the service group runs waits in the signalfd and stops it gracefully.
         JournalLogHandler.bootstrap()
         let logger = Logger(label: "roundclock")
-        let setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
+        var setup = try self.setup() // a ValidationError is one line and exit 64 (RoundClockCommand.main)
+        // Rendered before the clock starts: the loop's first turn is not late for them. The
+        // speaker plays in real time only: virtual time has no device clock to follow.
+        if setup.config.sound.enabled, !virtual { setup.sounds = SpeakerSetup.Sounds(setup.config.sound) }
         let loop: EventLoop
         do { loop = try Run.eventLoop.get() } catch {
             printError("\(error)")
@@ -147,11 +150,10 @@ struct Run: AsyncParsableCommand {
         if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         var events: [any LoopObserver<C.Instant>] = [heartbeat]
-        // The speaker plays in real time only: virtual time has no device clock to follow.
-        let speaker = setup.config.sound.enabled && !virtual ? SpeakerSetup.start(setup.config.sound, logger: logger) : nil
+        let speaker = setup.sounds == nil ? nil : SpeakerSetup.start(setup.config.sound, logger: logger)
         defer { speaker?.stop() }
-        if let speaker {
-            events.append(SpeakerSetup.observer(for: speaker, sounds: SpeakerSetup.Sounds(setup.config.sound), clock: clock, start: start))
+        if let speaker, let sounds = setup.sounds {
+            events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, clock: clock, start: start))
         }
         if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(

@@ -26,6 +26,8 @@ extension Run {
         var stateDirectory: String?
         /// `--frames`, opened (and truncated) before any device is touched.
         var recorder: FramesRecorder?
+        /// The speaker's sounds, rendered before the clock starts; nil: no speaker.
+        var sounds: SpeakerSetup.Sounds?
     }
 
     func setup() throws -> Setup {

@@ -79,6 +79,18 @@ import Testing
         #expect(rms(tick.samples[600..<720]) < rms(tick.samples[0..<120]) / 10)
     }
 
+    @Test func aPartialByRotationStaysOnTheSeries() {
+        var out = [Double](repeating: 0, count: 50_000)
+        let step = Waveform.twoPi * 1_350 * 4.16 / 48_000, fall = Waveform.exponential(-1 / (0.15 * 48_000))
+        Waveform.addPartial(to: &out, step: step, level: 0.5, fall: fall)
+        var worst = 0.0, level = 0.5
+        for n in 0..<out.count {
+            worst = max(worst, abs(out[n] - level * Waveform.sine(step * Double(n))))
+            level *= fall
+        }
+        #expect(worst < 1e-9)
+    }
+
     @Test func sineAndExponentialAreExactEnough() {
         let cases: [(Double, Double)] = [(0, 0), (0.5, 0.479425538604203), (1.5707963267948966, 1), (3, 0.1411200080598672),
                                          (-2, -0.9092974268256817), (100, -0.5063656411097588), (1e4, -0.3056143888882521)]

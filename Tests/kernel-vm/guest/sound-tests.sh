@@ -13,8 +13,8 @@ sound_checks() {
   local dir=/tmp/sound frames=/tmp/sound/frames.jsonl until program events
   mkdir -p "$dir"
   # 5 s prep, 5 rounds of 8 s work / 4 s rest, a warning 3 s before each round ends: ticks,
-  # bells, beeps and the horn; paused 20-23 s, a skip (MODE held) from 40 s.
-  program="5 x 0:08/0:04, prep 0:05, warn 0:03" events="20:stop,23:start,40:mode:2.5"
+  # bells, beeps and the horn; started at 1 s, paused 20-23 s, a skip (MODE held) from 40 s.
+  program="5 x 0:08/0:04, prep 0:05, warn 0:03" events="1:start,20:stop,23:start,40:mode:2.5"
   until=$((SOUND_SECONDS + 2))
   if [ "$SOUND_SECONDS" -gt 64 ]; then program="99 x 0:08/0:04, prep 0:05, warn 0:03"; fi
   printf '[sound]\nenabled = true\ndevice = "hw:Loopback,0,0"\n' > "$dir/config.toml"
