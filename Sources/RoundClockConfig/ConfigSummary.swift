@@ -11,6 +11,14 @@ extension Config {
         lines.append("board: \(board.name) (\(source)), I2C bus \(board.i2cBus): \(panels.joined(separator: ", "))")
         lines.append("buttons: \(buttons.isEmpty ? "none" : buttons.joined(separator: ", ")); long press \(milliseconds(buttons: \.longPress)) ms, debounce \(milliseconds(buttons: \.debounce)) ms")
         lines.append("buzzer: \(board.buzzer ?? "none")")
+        if !board.lights.isEmpty {
+            let lamps = Lamp.allCases.compactMap { lamp in board.lights[lamp].map { "\(lamp.rawValue) \($0)" } }
+            lines.append("stack light: \(lamps.joined(separator: ", "))\(board.lightsActiveLow ? " (active low)" : "")")
+        }
+        if let horn = board.horn {
+            let blasts = Signal.allCases.filter { !self.horn[$0].isEmpty }.map(\.rawValue)
+            lines.append("horn: \(horn)\(board.hornActiveLow ? " (active low)" : ""); sounds for \(blasts.isEmpty ? "no signal" : blasts.joined(separator: ", "))")
+        }
         lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
         if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
         if let classStarts {

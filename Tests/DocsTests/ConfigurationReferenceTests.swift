@@ -22,6 +22,7 @@ enum ParserKeys {
 
         [buttons]
         [buzzer]
+        [horn]
         [brightness]
         [idle]
         [display]
@@ -72,6 +73,12 @@ enum ParserKeys {
 
         [buzzer]
         line = "GPIO18"
+
+        [lights]
+        work = "GPIO23"
+
+        [horn]
+        line = "GPIO26"
         """
 
     static func recorded(_ read: (KeyPathRecorder) throws -> Void, what: String) throws -> Set<String> {
@@ -158,11 +165,11 @@ struct ReferencePage {
     func notation() throws {
         let config = try ParserKeys.configKeys(), board = try ParserKeys.boardKeys()
         for key in ["program", "display.cadence", "programs.<name>", "programs.<name>.intervals", "programs.<name>.intervals[].label",
-                    "buzzer.prep_tick_ms", "sync.group", "mqtt.keepalive", "remote.pin"] {
+                    "buzzer.prep_tick_ms", "horn.start_ms", "sync.group", "mqtt.keepalive", "remote.pin"] {
             #expect(config.contains(key), "\(key)")
         }
         for key in ["name", "i2c.bus", "panels", "panels[].role", "layouts.<name>.digits[].g2", "layouts.<name>.colons[].rows",
-                    "buttons.start", "buzzer.line"] {
+                    "buttons.start", "buzzer.line", "lights.warn", "horn.line"] {
             #expect(board.contains(key), "\(key)")
         }
     }
