@@ -1,7 +1,7 @@
 import Platform
 import RoundClockCore
 
-/// A buzzer or relay on a GPIO output line, playing one pattern per signal. Patterns run
+/// A buzzer or relay (the horn's) on a GPIO output line, playing one pattern per signal. Patterns run
 /// in their own task, so a signal never delays a display update; a new signal cuts the
 /// one still playing short. Whatever ends a pattern leaves the line off: its last step,
 /// a newer signal (a silent one, configured 0 ms, too) or `silence()`. Steps are timed
@@ -28,11 +28,14 @@ public actor Buzzer {
     private var level = false
     private var failing = false
 
-    /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off. With `loop`, the
-    /// patterns run on that event loop: their steps wait on its timers and their tasks prefer it.
+    /// Requests `spec` (`GPIO18`, `gpiochip0:18`) as an output, driven off, under the name
+    /// `consumer` (`roundclock-horn` for the horn relay: the kernel's list of lines shows it).
+    /// With `loop`, the patterns run on that event loop: their steps wait on its timers and
+    /// their tasks prefer it.
     public init(line spec: String, activeLow: Bool, patterns: [Signal: Pattern] = Signal.defaultBuzzerPatterns,
+                consumer: String = "roundclock-buzzer",
                 loop: EventLoop? = nil, onFailure: @escaping FailureHandler = { _ in }) throws(SystemError) {
-        let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: "roundclock-buzzer", activeLow: activeLow, initial: false)
+        let requested = try RequestedLine.output(try GPIOLines.locate(spec), consumer: consumer, activeLow: activeLow, initial: false)
         self.init(line: requested, patterns: patterns, clock: MonotonicClock(sleepingOn: loop), executor: loop, onFailure: onFailure)
     }
 

@@ -62,3 +62,30 @@ public struct BuzzerService: Service {
         await buzzer.silence()
     }
 }
+
+/// The stack light as a swift-service-lifecycle `Service`: `run()` shows the lights handed to
+/// `post(_:)` until graceful shutdown or cancellation; then it switches every lamp off and
+/// returns. `post` never blocks, so the render loop's observer can call it between two
+/// frames; only the newest light waiting matters. Run it once.
+public struct StackLightService: Service {
+    public let lights: StackLights
+    private let wanted: AsyncStream<StackLight>
+    private let continuation: AsyncStream<StackLight>.Continuation
+
+    public init(lights: StackLights) {
+        self.lights = lights
+        (wanted, continuation) = AsyncStream.makeStream(of: StackLight.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues `light` for the lamps and returns at once.
+    public func post(_ light: StackLight) {
+        continuation.yield(light)
+    }
+
+    public func run() async {
+        for await light in wanted.cancelOnGracefulShutdown() {
+            await lights.show(light)
+        }
+        await lights.release()
+    }
+}

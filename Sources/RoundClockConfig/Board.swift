@@ -3,8 +3,8 @@ import Hex
 import RoundClockCore
 import SegmentDisplay
 
-/// A board: which backpacks sit where on I2C, and which GPIO lines the buttons and the
-/// buzzer use. Boards are data (`boards/*.toml`), not code.
+/// A board: which backpacks sit where on I2C, and which GPIO lines the buttons, the
+/// buzzer, the stack light and the horn use. Boards are data (`boards/*.toml`), not code.
 public struct Board: Sendable, Hashable {
     public var name: String
     public var description: String
@@ -20,6 +20,13 @@ public struct Board: Sendable, Hashable {
     /// Buzzer or relay output line, if any.
     public var buzzer: String?
     public var buzzerActiveLow: Bool
+    /// Stack light output lines (`[lights]`), per lamp; each lamp is optional.
+    public var lights: [Lamp: String] = [:]
+    /// The stack light's relays switch on with a low line.
+    public var lightsActiveLow = false
+    /// Horn relay output line (`[horn]`), if any.
+    public var horn: String?
+    public var hornActiveLow = false
     /// The custom layouts defined in `[layouts]`, by name (used by panels or not).
     public var layouts: [LayoutKind] = []
 
@@ -79,10 +86,7 @@ public enum BoardFile {
         var bias = "pull-up"
         if var table = try root.table("buttons") {
             for button in Button.allCases {
-                if let line = try table.string(button.rawValue) {
-                    guard !line.isEmpty else { throw table.fail(button.rawValue, "empty line name; e.g. \"GPIO17\" or \"gpiochip0:17\"") }
-                    buttons[button] = line
-                }
+                if let line = try lineName(button.rawValue, in: &table) { buttons[button] = line }
             }
             activeLow = try table.bool("active_low") ?? true
             bias = try table.choice("bias", ["pull-up", "pull-down", "disabled", "as-is"]) ?? "pull-up"
@@ -91,14 +95,17 @@ public enum BoardFile {
         var buzzer: String?
         var buzzerActiveLow = false
         if var table = try root.table("buzzer") {
-            buzzer = try table.requiredString("line")
+            buzzer = try lineName("line", in: &table, required: true)
             buzzerActiveLow = try table.bool("active_low") ?? false
             try table.finish()
         }
+        var board = Board(name: name, description: description, i2cBus: bus, panels: panels, buttons: buttons,
+                          buttonsActiveLow: activeLow, buttonBias: bias, buzzer: buzzer, buzzerActiveLow: buzzerActiveLow,
+                          layouts: layouts)
+        try outputLines(&root, into: &board)
         try root.finish()
-        return Board(name: name, description: description, i2cBus: bus, panels: panels, buttons: buttons,
-                     buttonsActiveLow: activeLow, buttonBias: bias, buzzer: buzzer, buzzerActiveLow: buzzerActiveLow,
-                     layouts: layouts)
+        try checkEachLineOnce(board, file: file)
+        return board
     }
 
     /// `[layouts.NAME]` tables, in name order (`LayoutFile`); a name may not be a built-in's.

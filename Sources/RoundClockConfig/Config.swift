@@ -16,6 +16,8 @@ public struct Config: Sendable, Hashable {
     public var buttons: ButtonSettings
     /// `[buzzer]`: one on/off pattern per signal.
     public var buzzer: BuzzerPatterns
+    /// `[horn]`: the horn relay's on/off pattern per signal (the board's `[horn]` line).
+    public var horn = BuzzerPatterns(Signal.defaultHornPatterns)
     /// `[brightness]`.
     public var brightness: BrightnessSchedule
     /// `[idle] clock_after_minutes`: ready this long → show the wall clock; `nil` = never.
@@ -91,11 +93,14 @@ public enum ShutdownPicture: String, Sendable, Hashable, CaseIterable {
     case blank, last
 }
 
-/// `[buzzer]`: per signal, alternating on/off durations starting with "on".
+/// `[buzzer]` or `[horn]`: per signal, alternating on/off durations starting with "on".
 /// An empty pattern is silent.
 public struct BuzzerPatterns: Sendable, Hashable {
-    public var patterns: [Signal: [Duration]] = Signal.defaultBuzzerPatterns
-    public init() {}
+    public var patterns: [Signal: [Duration]]
+    /// `defaults`: the buzzer's unless given (`Signal.defaultHornPatterns` for the horn).
+    public init(_ defaults: [Signal: [Duration]] = Signal.defaultBuzzerPatterns) {
+        patterns = defaults
+    }
     /// The on/off pattern for `signal` (on, off, on, ...); empty = silent.
     public subscript(signal: Signal) -> [Duration] {
         get { patterns[signal] ?? [] }

@@ -51,6 +51,12 @@ extension Config {
         if var table = try root.table("voice") {
             config.voice = try VoiceSettings.read(&table)
         }
+        if var table = try root.table("horn") {
+            for signal in Signal.allCases {
+                if let pattern = try buzzerPattern(signal, &table) { config.horn[signal] = pattern }
+            }
+            try table.finish()
+        }
         if var table = try root.table("brightness") {
             config.brightness = try brightness(&table)
             try table.finish()

@@ -13,6 +13,14 @@ extension Config {
         lines.append("buzzer: \(board.buzzer ?? "none")")
         lines.append(sound.summary)
         if voice.enabled { lines.append("voice: on, \(voice.language)\(voice.voice.map { " (\($0))" } ?? ""), volume \(voice.volume)%") }
+        if !board.lights.isEmpty {
+            let lamps = Lamp.allCases.compactMap { lamp in board.lights[lamp].map { "\(lamp.rawValue) \($0)" } }
+            lines.append("stack light: \(lamps.joined(separator: ", "))\(board.lightsActiveLow ? " (active low)" : "")")
+        }
+        if let horn = board.horn {
+            let blasts = Signal.allCases.filter { !self.horn[$0].isEmpty }.map(\.rawValue)
+            lines.append("horn: \(horn)\(board.hornActiveLow ? " (active low)" : ""); sounds for \(blasts.isEmpty ? "no signal" : blasts.joined(separator: ", "))")
+        }
         lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
         if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
         if let classStarts {

@@ -404,6 +404,6 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             return Status(state: .clock, phase: .clock, round: 0, rounds: 0, program: program.name)
         }
         return Status(state: Status.State(s.state), phase: Status.Phase(s.phase.kind), round: s.round, rounds: s.rounds,
-                      program: program.name)
+                      program: program.name, warning: s.isInWarningWindow(of: program))
     }
 }

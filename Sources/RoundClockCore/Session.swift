@@ -144,3 +144,14 @@ public struct Snapshot: Sendable, Hashable {
         self.rounds = program.rounds
     }
 }
+
+extension Snapshot {
+    /// Whether a running or paused work phase is inside its warning window: its last
+    /// `program.warning`, from the instant the `warning` signal sounds (a warning as long as
+    /// the phase or longer has no signal and no window) to the phase's end.
+    public func isInWarningWindow(of program: Program) -> Bool {
+        guard state == .running || state == .paused, phase.kind == .work, let warning = program.warning,
+              let length = phase.length, warning < length, let remaining = remainingInPhase else { return false }
+        return remaining <= warning
+    }
+}

@@ -58,3 +58,20 @@ extension Signal {
         .switch: [.milliseconds(800), .milliseconds(200), .milliseconds(800)],
     ]
 }
+
+extension Signal {
+    /// The horn's default pattern per signal, for a 12 V horn on a relay: long blasts at the
+    /// start and end of work, two short toots for the warning, three blasts at the finish, two
+    /// long ones for a `switch`; nothing for ticks and halfway beeps, which sound every few
+    /// seconds or minutes and are the buzzer's. The config's `[horn]` starts from it.
+    public static let defaultHornPatterns: [Signal: [Duration]] = [
+        .prepTick: [],
+        .start: [.milliseconds(1500)],
+        .warning: [.milliseconds(300), .milliseconds(300), .milliseconds(300)],
+        .end: [.milliseconds(1500)],
+        .finish: [.milliseconds(1000), .milliseconds(400), .milliseconds(1000), .milliseconds(400), .milliseconds(2000)],
+        .tick: [],
+        .halfway: [],
+        .switch: [.milliseconds(1000), .milliseconds(300), .milliseconds(1000)],
+    ]
+}

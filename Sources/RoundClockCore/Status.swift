@@ -43,11 +43,15 @@ public struct Status: Sendable, Hashable {
     public var rounds: Int
     /// The session's program's name (the control socket's state lines).
     public var program: String
-    public init(state: State, phase: Phase, round: Int, rounds: Int, program: String = "") {
+    /// Inside a work phase's warning window: from the `warning` signal (the program's
+    /// `warning` before the phase ends) to the phase's end, running or paused.
+    public var warning: Bool
+    public init(state: State, phase: Phase, round: Int, rounds: Int, program: String = "", warning: Bool = false) {
         self.state = state
         self.phase = phase
         self.round = round
         self.rounds = rounds
         self.program = program
+        self.warning = warning
     }
 }

@@ -46,6 +46,8 @@ struct Probe: ParsableCommand {
         }
         var lines = Button.allCases.compactMap { b in loaded.buttons[b].map { (b.rawValue, $0) } }
         if let buzzer = loaded.buzzer { lines.append(("buzzer", buzzer)) }
+        lines += Lamp.allCases.compactMap { lamp in loaded.lights[lamp].map { ("light-\(lamp.rawValue)", $0) } }
+        if let horn = loaded.horn { lines.append(("horn", horn)) }
         for (role, spec) in lines {
             do {
                 let location = try GPIOLines.locate(spec)

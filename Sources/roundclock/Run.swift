@@ -15,9 +15,10 @@ import Glibc
 #endif
 
 /// `roundclock run`: the clock as a service. Reads the config, restores the saved session,
-/// drives the board's panels, buttons and buzzer (or, with `--simulate`, emulated chips and
-/// scripted buttons, optionally in virtual time) until SIGTERM/SIGINT/SIGHUP or `--until`, then
-/// saves the state, leaves the panels showing the configured picture and silences the buzzer.
+/// drives the board's panels, buttons, buzzer, stack light and horn (or, with `--simulate`,
+/// emulated chips and scripted buttons, optionally in virtual time) until SIGTERM/SIGINT/SIGHUP
+/// or `--until`, then saves the state, leaves the panels showing the configured picture and
+/// switches the buzzer, the horn and the lamps off.
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the clock as a service on a board's panels, buttons and buzzer.",
@@ -140,6 +141,8 @@ struct Run: AsyncParsableCommand {
         var members: [any DisplayObserver] = [EventLog(logger: logger), ReadyNotifier(notifier: notifier, logger: logger)]
         if let recorder { members.append(recorder) }
         if let buzzer = hardware?.buzzer { members.append(BuzzerObserver(play: buzzer.post)) }
+        if let horn = hardware?.horn { members.append(BuzzerObserver(play: horn.post)) }
+        if let lights = hardware?.lights { members.append(StackLightObserver(show: lights.post)) }
         let terminal = simulate && isatty(STDOUT_FILENO) == 1 ? TerminalPanel(drawing: true, animateBlink: !virtual) : nil
         if let terminal { members.append(terminal) }
         // Virtual time: CLOCK_REALTIME read once now and moved with the run's clock.
@@ -178,9 +181,11 @@ struct Run: AsyncParsableCommand {
             }
         }
         // Graceful shutdown runs in reverse order: watchdog, control socket and buttons (no new input), the
-        // render loop (state saved, final picture), the buzzer last (switched off).
+        // render loop (state saved, final picture), the stack light, horn and buzzer last (switched off).
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let buzzer = hardware?.buzzer { services.append(.init(service: buzzer)) }
+        if let horn = hardware?.horn { services.append(.init(service: horn)) }
+        if let lights = hardware?.lights { services.append(.init(service: lights)) }
         services.append(.init(service: render, successTerminationBehavior: .gracefullyShutdownGroup))
         if let buttons = hardware?.buttons { services.append(.init(service: buttons)) }
         if let control { services.append(.init(service: ControlService(server: control, loop: loop))) }

@@ -7,10 +7,13 @@ import RoundClockCore
 import RoundClockService
 
 extension Run {
-    /// Buttons and buzzer of a real board, as services; their run-time failures go to the log.
+    /// Buttons, buzzer, stack light and horn of a real board, as services; their run-time
+    /// failures go to the log.
     struct Hardware: Sendable {
         let buttons: ButtonService?
         let buzzer: BuzzerService?
+        let lights: StackLightService?
+        let horn: BuzzerService?
 
         init(board: Board, config: Config, inbox: ButtonInbox<MonotonicClock.Instant>, loop: EventLoop, logger: Logger) throws {
             if board.buttons.isEmpty {
@@ -22,17 +25,21 @@ extension Run {
                                               onFailure: { logger.error("\($0)") }, events: inbox.post)
                 buttons = ButtonService(reader: reader, loop: loop)
             }
-            var patterns: [Signal: Buzzer.Pattern] = [:]
-            for signal in Signal.allCases { patterns[signal] = config.buzzer[signal] }
             buzzer = try board.buzzer.map {
-                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: patterns, loop: loop,
+                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.buzzerActiveLow, patterns: config.buzzer.patterns, loop: loop,
                                                  onFailure: { logger.error("buzzer: \($0)") }))
+            }
+            lights = try board.lights.isEmpty ? nil : StackLightService(lights: StackLights(
+                lines: board.lights, activeLow: board.lightsActiveLow, loop: loop, onFailure: { logger.error("stack light: \($0)") }))
+            horn = try board.horn.map {
+                BuzzerService(buzzer: try Buzzer(line: $0, activeLow: board.hornActiveLow, patterns: config.horn.patterns,
+                                                 consumer: "roundclock-horn", loop: loop, onFailure: { logger.error("horn: \($0)") }))
             }
         }
     }
 }
 
-/// Sends buzzer signals to a buzzer without waiting for the pattern to play.
+/// Sends buzzer signals to a buzzer or the horn without waiting for the pattern to play.
 struct BuzzerObserver: DisplayObserver {
     let play: @Sendable (Signal) -> Void
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {}

@@ -5,8 +5,8 @@ import Simulation
 import Synchronization
 
 /// Draws the simulated panels on a terminal as segment art, from what the emulated
-/// chips hold (dimming as shade), redrawn in place; the state and the last buzzer
-/// signal on a line below. A panel whose chip is set to blink (HT16K33 display setup
+/// chips hold (dimming as shade), redrawn in place; the state, what a stack light shows and
+/// the last buzzer signal on a line below. A panel whose chip is set to blink (HT16K33 display setup
 /// B2B1, e.g. the paused time at 1 Hz) blinks on screen too: the chip blinks by itself
 /// with no further writes, so in real time a ticker redraws it every `blinkRedraw`.
 final class TerminalPanel: DisplayObserver {
@@ -70,7 +70,7 @@ final class TerminalPanel: DisplayObserver {
                                    displayOn: panel.displayOn, elapsed: s.blinkingSince[panel.role].map { $0.duration(to: now) },
                                    style: style, label: panel.role.rawValue).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             }
-            lines.append((s.status.map { "state: \($0.state)" } ?? "") + "   " + s.signal)
+            lines.append((s.status.map { "state: \($0.state), stack light: \(StackLight($0))" } ?? "") + "   " + s.signal)
             let up = s.linesDrawn > 0 ? "\u{1B}[\(s.linesDrawn)A" : ""
             s.linesDrawn = lines.count
             // Written under the lock: the loop and the blink ticker both draw, and one

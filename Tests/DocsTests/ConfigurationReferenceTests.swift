@@ -33,6 +33,7 @@ enum ParserKeys {
         [sound.switch]
         [sound.class_start]
         [voice]
+        [horn]
         [brightness]
         [idle]
         [display]
@@ -83,6 +84,12 @@ enum ParserKeys {
 
         [buzzer]
         line = "GPIO18"
+
+        [lights]
+        work = "GPIO23"
+
+        [horn]
+        line = "GPIO26"
         """
 
     static func recorded(_ read: (KeyPathRecorder) throws -> Void, what: String) throws -> Set<String> {
@@ -169,11 +176,11 @@ struct ReferencePage {
     func notation() throws {
         let config = try ParserKeys.configKeys(), board = try ParserKeys.boardKeys()
         for key in ["program", "display.cadence", "programs.<name>", "programs.<name>.intervals", "programs.<name>.intervals[].label",
-                    "buzzer.prep_tick_ms", "sync.group", "mqtt.keepalive", "remote.pin"] {
+                    "buzzer.prep_tick_ms", "horn.start_ms", "sync.group", "mqtt.keepalive", "remote.pin"] {
             #expect(config.contains(key), "\(key)")
         }
         for key in ["name", "i2c.bus", "panels", "panels[].role", "layouts.<name>.digits[].g2", "layouts.<name>.colons[].rows",
-                    "buttons.start", "buzzer.line"] {
+                    "buttons.start", "buzzer.line", "lights.warn", "horn.line"] {
             #expect(board.contains(key), "\(key)")
         }
     }

@@ -17,6 +17,7 @@ import Testing
         #expect(config.buttons.longPress == .seconds(2) && config.buttons.debounce == .milliseconds(30))
         #expect(config.buzzer == BuzzerPatterns(), "the example states the defaults")
         #expect(config.sound == SoundSettings() && config.voice == VoiceSettings(), "the example states the defaults")
+        #expect(config.horn == BuzzerPatterns(Signal.defaultHornPatterns), "the example states the horn's defaults")
         #expect(config.brightness == BrightnessSchedule(day: 15, night: 4, nightFrom: 22 * 60, dayFrom: 7 * 60))
         #expect(config.idleClockAfter == nil && config.onShutdown == .blank && config.resumeAfterReboot)
         let board = try config.loadBoard()
