@@ -115,7 +115,8 @@ else
     done
     getent passwd roundclock >/dev/null || run useradd --system --user-group --no-create-home \
         --home-dir /var/lib/roundclock --shell /usr/sbin/nologin --comment "RoundClock round clock" roundclock
-    run usermod --append --groups i2c,gpio roundclock
+    getent group audio >/dev/null || run groupadd --system audio
+    run usermod --append --groups i2c,gpio,audio roundclock
 fi
 if [ -d /run/systemd/system ]; then
     run systemctl daemon-reload

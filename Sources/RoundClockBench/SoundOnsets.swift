@@ -45,7 +45,7 @@ public struct SoundOnsetBench: Sendable {
         defer { rc_pcm_close(pcm) }
         var grantedRate = UInt32(rate), channels: UInt32 = 1
         var period: UInt = 0, buffer: UInt = 0
-        rc = rc_pcm_configure(pcm, &grantedRate, &channels, 10_000, 200_000, &period, &buffer)
+        rc = rc_pcm_configure(pcm, &grantedRate, &channels, 10_000, 1_000_000, &period, &buffer)
         guard rc >= 0 else { throw Self.error(device, "configure (S16_LE, \(rate) Hz)", rc) }
         rc = rc_pcm_start(pcm)
         guard rc >= 0 else { throw Self.error(device, "snd_pcm_start", rc) }
@@ -54,18 +54,28 @@ public struct SoundOnsetBench: Sendable {
         var detector = OnsetDetector(threshold: threshold, quietFrames: quietMilliseconds * Int(grantedRate) / 1_000)
         var onsets: [Int64] = []
         var read: Int64 = 0
+        var overruns = 0
         let end = Self.monotonic() + Int64(seconds * 1e9)
         var block = [Int16](repeating: 0, count: Int(buffer) * width)
         while Self.monotonic() < end {
             rc = rc_pcm_wait(pcm, 100)
-            if rc < 0 { throw Self.error(device, "snd_pcm_wait", rc) }
             var avail: UInt = 0
             var stamped: Int64 = 0
-            rc = rc_pcm_position(pcm, &avail, &stamped)
-            if rc < 0 { throw Self.error(device, "snd_pcm_htimestamp", rc) }
+            if rc >= 0 { rc = rc_pcm_position(pcm, &avail, &stamped) }
+            if rc == -EPIPE || rc == -ESTRPIPE {
+                // An overrun (this process was late): what the card played meanwhile is lost;
+                // the recording goes on from the device's new position.
+                overruns += 1
+                rc = rc_pcm_recover(pcm, rc)
+                if rc >= 0 { rc = rc_pcm_start(pcm) }
+                if rc < 0 { throw Self.error(device, "snd_pcm_recover", rc) }
+                continue
+            }
+            if rc < 0 { throw Self.error(device, "snd_pcm_wait/htimestamp", rc) }
             guard avail > 0 else { continue }
             let wanted = min(Int(avail), Int(buffer))
             let got = block.withUnsafeMutableBufferPointer { rc_pcm_read(pcm, $0.baseAddress, UInt(wanted)) }
+            if got == -Int(EPIPE) { continue }
             if got < 0 { throw Self.error(device, "snd_pcm_readi", Int32(got)) }
             // The frame at the device's pointer when `stamped` was taken: all read before, plus
             // what was waiting then.
@@ -75,6 +85,7 @@ public struct SoundOnsetBench: Sendable {
             }
             read += Int64(got)
         }
+        if overruns > 0 { StandardStream.error.write("\(overruns) overruns while recording \(device)\n") }
         return onsets
     }
 

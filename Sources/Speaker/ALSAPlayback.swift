@@ -13,8 +13,9 @@ final class ALSAPlayback {
     let buffer: Int
     private let pcm: OpaquePointer
 
-    /// Opens `device` and asks for `rate` Hz, `channels`, 5 ms periods and a 40 ms buffer;
-    /// what the device granted is in the properties.
+    /// Opens `device` and asks for `rate` Hz, `channels`, 5 ms periods and a 100 ms buffer
+    /// (deep enough for a busy machine; a late sound takes queued frames back, so the depth
+    /// does not delay it); what the device granted is in the properties.
     init(device: String, rate: Int, channels: Int) throws(SystemError) {
         rc_alsa_quiet()
         var handle: OpaquePointer?
@@ -22,7 +23,7 @@ final class ALSAPlayback {
         guard rc >= 0, let handle else { throw Self.error(device, "snd_pcm_open", rc) }
         var grantedRate = UInt32(rate), grantedChannels = UInt32(channels)
         var period: UInt = 0, buffer: UInt = 0
-        rc = rc_pcm_configure(handle, &grantedRate, &grantedChannels, 5_000, 40_000, &period, &buffer)
+        rc = rc_pcm_configure(handle, &grantedRate, &grantedChannels, 5_000, 100_000, &period, &buffer)
         guard rc >= 0 else {
             rc_pcm_close(handle)
             throw Self.error(device, "configure (S16_LE, \(rate) Hz)", rc)

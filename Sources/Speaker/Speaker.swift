@@ -17,6 +17,8 @@ public final class Speaker: Sendable {
     public enum Event: Sendable, Equatable {
         case failed(SystemError)
         case recovered(String)
+        /// The stream ran dry (the thread was late) and started again: the 1st, 2nd, 4th, ... time.
+        case underrun(count: Int)
         /// The device is open, at the rate, channels, period and buffer it granted.
         case opened(device: String, rate: Int, channels: Int, periodFrames: Int, bufferFrames: Int)
     }

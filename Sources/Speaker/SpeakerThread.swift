@@ -17,6 +17,7 @@ struct SpeakerThread {
     private var mixer: StreamMixer
     private var plan = PlaybackPlan()
     private var streaming = false
+    private var underruns = 0
     private var failing = false
     private var nextAttempt: Int64 = 0
 
@@ -106,10 +107,23 @@ struct SpeakerThread {
         }
     }
 
-    /// One period: waits for room, reads the device's position, places the sounds that
-    /// start in the block about to be written, writes it. Stops the stream once every sound
-    /// has played and none is near.
+    /// One period, and an underrun (or a suspend) recovered wherever it shows: the stream
+    /// starts again and the next sound is placed on the device's new position. Reported at
+    /// the 1st, 2nd, 4th, 8th, ... one, so a starved thread cannot flood the log.
     private mutating func feed(_ playback: ALSAPlayback, now: Int64) throws(SystemError) {
+        do {
+            try feedPeriod(playback, now: now)
+        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
+            try playback.recover(from: error)
+            underruns += 1
+            if underruns & (underruns - 1) == 0 { onEvent(.underrun(count: underruns)) }
+        }
+    }
+
+    /// Waits for room, reads the device's position, places the sounds that start in the
+    /// block about to be written, writes it. Stops the stream once every sound has played and
+    /// none is near.
+    private mutating func feedPeriod(_ playback: ALSAPlayback, now: Int64) throws(SystemError) {
         if !streaming {
             mixer.restart()
             streaming = true
@@ -117,13 +131,7 @@ struct SpeakerThread {
         if try playback.isRunning() {
             guard try playback.wait(milliseconds: 100) else { return }
         }
-        var position: (free: Int, nanoseconds: Int64)
-        do {
-            position = try playback.position()
-        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
-            try playback.recover(from: error)
-            return
-        }
+        var position = try playback.position()
         let stamped = position.nanoseconds
         if stamped == 0 || Self.now() - stamped > 1_000_000_000 { position = (try playback.free(), Self.now()) }
         var free = position.free - position.free % playback.period
@@ -133,21 +141,16 @@ struct SpeakerThread {
             let clock = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
                                     at: position.nanoseconds, rate: playback.rate)
             // A sound due in frames already queued (one reported late: a skip, a press) takes
-            // them back, all but a millisecond ahead of the device, and is mixed into them again.
+            // them back, all but a period ahead of the device, and is mixed into them again.
             if let earliest = plan.earliestFrame(clock: clock, before: mixer.written + Int64(free)), earliest < mixer.written {
-                let back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: playback.rate / 1_000)
+                let back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: playback.period)
                 mixer.rewind(frames: back)
                 free += back
             }
             _ = plan.place(into: &mixer, clock: clock, before: mixer.written + Int64(free))
             plan.forget(before: now - 30_000_000_000)
         }
-        let block = mixer.render(frames: free)
-        do {
-            _ = try playback.write(block)
-        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
-            try playback.recover(from: error)
-        }
+        _ = try playback.write(mixer.render(frames: free))
         // Done: nothing playing, nothing near, and the last sound has left the buffer.
         let near = plan.nextNanoseconds.map { $0 - now <= Speaker.leadNanoseconds } ?? false
         if mixer.isSilent && !near, try playback.free() >= playback.buffer - playback.period {

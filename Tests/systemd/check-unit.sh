@@ -61,8 +61,8 @@ if [ "$name" = roundclock-gateway.service ]; then
     exit 0
 fi
 for line in Type=notify NotifyAccess=main WatchdogSec=10s Restart=on-failure RestartPreventExitStatus=78 \
-            StateDirectory=roundclock User=roundclock "SupplementaryGroups=i2c gpio" DevicePolicy=closed \
-            "DeviceAllow=char-i2c rw" "DeviceAllow=char-gpiochip rw" NoNewPrivileges=yes ProtectSystem=strict \
+            StateDirectory=roundclock User=roundclock "SupplementaryGroups=i2c gpio audio" DevicePolicy=closed \
+            "DeviceAllow=char-i2c rw" "DeviceAllow=char-gpiochip rw" "DeviceAllow=char-alsa rw" NoNewPrivileges=yes ProtectSystem=strict \
             ProtectHome=yes PrivateTmp=yes RestrictAddressFamilies=AF_UNIX SystemCallFilter=@system-service \
             CapabilityBoundingSet= ProtectClock=yes ProtectKernelTunables=yes ProtectKernelModules=yes \
             ProtectKernelLogs=yes LockPersonality=yes MemoryDenyWriteExecute=yes RestrictRealtime=yes \

@@ -85,12 +85,13 @@ if [ "$PHASE" = 1 ]; then
   status=$(prop StatusText) pid=$(prop MainPID)
   uid=$(id -u roundclock 2>/dev/null) gid=$(id -g roundclock 2>/dev/null)
   i2c=$(getent group i2c | cut -d: -f3) gpio=$(getent group gpio | cut -d: -f3) remote=$(getent group roundclock-remote | cut -d: -f3)
+  audio=$(getent group audio | cut -d: -f3)
   puid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' /proc/"$pid"/status 2>/dev/null)
   pgid=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' /proc/"$pid"/status 2>/dev/null)
   pgroups=$(awk '/^Groups:/ { $1 = ""; print }' /proc/"$pid"/status 2>/dev/null | xargs -n1 | sort -n | xargs)
   # its own group roundclock (systemd adds the user's groups from getgrouplist) and the unit's
-  # SupplementaryGroups=i2c gpio and roundclock-remote (the control socket's group); nothing else
-  wgroups=$(printf '%s\n' "$gid" "$i2c" "$gpio" "$remote" | sort -n | xargs)
+  # SupplementaryGroups=i2c gpio audio and roundclock-remote (the control socket's group); nothing else
+  wgroups=$(printf '%s\n' "$gid" "$i2c" "$gpio" "$audio" "$remote" | sort -n | xargs)
   ram_ok=1 rams=""
   for a in 0x70:time 0x71:round 0x72:phase; do
     r=$(read_ram "${a%%:*}"); rams="$rams ${a#*:}=$r"
@@ -98,7 +99,7 @@ if [ "$PHASE" = 1 ]; then
   done
   v=$(roundclock --version 2>&1)
   log "1: memory of the service: $(awk '/^Vm(RSS|HWM)/ { printf "%s %s kB ", $1, $2 }' /proc/"$pid"/status)"
-  log "1: enabled=$enabled active=$act StatusText='$status' pid=$pid Uid=$puid Gid=$pgid Groups=$pgroups (want roundclock,i2c,gpio,roundclock-remote = $wgroups) RAM:$rams ready pictures: time=${READY[time]} round=${READY[round]} phase=${READY[phase]} version=$v"
+  log "1: enabled=$enabled active=$act StatusText='$status' pid=$pid Uid=$puid Gid=$pgid Groups=$pgroups (want roundclock,i2c,gpio,audio,roundclock-remote = $wgroups) RAM:$rams ready pictures: time=${READY[time]} round=${READY[round]} phase=${READY[phase]} version=$v"
   journalctl -u "$U" -b --no-pager -o short-monotonic >> "$DETAILS" 2>&1
   if [ "$enabled" = enabled ] && [ "$act" = active ] && [[ $status == showing*"(ready)"* ]] &&
      [ "$puid" = "$uid $uid $uid $uid" ] && [ "$pgid" = "$gid $gid $gid $gid" ] && [ "$uid" != 0 ] &&
