@@ -150,8 +150,12 @@ struct Run: AsyncParsableCommand {
         // The speaker plays in real time only: virtual time has no device clock to follow.
         let speaker = setup.config.sound.enabled && !virtual ? SpeakerSetup.start(setup.config.sound, logger: logger) : nil
         defer { speaker?.stop() }
+        // The voice's callouts, with `[voice] enabled`, through the speaker.
+        let voice = speaker == nil ? nil : VoiceSetup.speakerCallouts(setup.config, logger: logger)
+        defer { voice?.worker.stop() }
         if let speaker {
-            events.append(SpeakerSetup.observer(for: speaker, sounds: SpeakerSetup.Sounds(setup.config.sound), clock: clock, start: start))
+            events.append(SpeakerSetup.observer(for: speaker, sounds: SpeakerSetup.Sounds(setup.config.sound), callouts: voice?.callouts,
+                                                clock: clock, start: start))
         }
         if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(
