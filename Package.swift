@@ -91,6 +91,10 @@ let package = Package(
         // The speaker: an ALSA playback device fed by its own thread, each sound placed on the
         // frame the device plays at the sound's instant (position timestamps), outages retried.
         .target(name: "Speaker", dependencies: ["CALSA", "Platform", "Sound"]),
+        // espeak-ng behind one tiny C header: synchronous synthesis into a sample buffer.
+        .systemLibrary(name: "CESpeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // The voice: phrases spoken by espeak-ng into PCM, every call serialized by one lock.
+        .target(name: "Voice", dependencies: ["CESpeak", "Sound"]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
         // Linux backends: /dev/i2c-N devices, GPIO buttons and buzzer, probing.
@@ -129,7 +133,7 @@ let package = Package(
             name: "roundclock",
             dependencies: [
                 "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol",
-                "Sound", "Speaker",
+                "Sound", "Speaker", "Voice",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -161,13 +165,14 @@ let package = Package(
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
         .testTarget(name: "SpeakerTests", dependencies: ["Speaker", "Sound", "Platform"]),
+        .testTarget(name: "VoiceTests", dependencies: ["Voice", "Sound"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
         .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),
         // Runs the built `roundclock` and `roundclock-bench` binaries and checks their output.
-        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform", "Sound"]),
+        .testTarget(name: "CLITests", dependencies: ["roundclock", "roundclock-bench", "TestSupport", "Platform", "Sound", "Voice"]),
         // The docs are tested: README.md, docs/ and the man pages against the built binaries
         // and the config parser (`swift test --filter DocsTests`). The executables are
         // dependencies so that they are built before the tests run them.

@@ -20,7 +20,7 @@
 # --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD`; the tree
 # staged under .build-deb/ with the binary at bin/roundclock; `dpkg-buildpackage -b -uc -us`
 # there (debian/rules makes the completions from the binary; the man pages are man/); lintian.
-# Needs: Swift 6.3 on PATH, and dpkg-dev debhelper libgpiod-dev libi2c-dev libasound2-dev pkg-config lintian
+# Needs: Swift 6.3 on PATH, and dpkg-dev debhelper libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev pkg-config lintian
 # (scripts/setup.sh --deb installs them). No network, nothing outside the repository.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)

@@ -11,7 +11,7 @@
 # (Gateway/Tests/e2e/browser_check.py).
 # Swift itself comes with the machine image (see docs/install.md).
 set -euo pipefail
-packages=(libgpiod-dev libi2c-dev libasound2-dev pkg-config)
+packages=(libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev pkg-config)
 [ "${1:-}" = "--test" ] && packages+=(systemd groff-base xvfb xterm tmux imagemagick fonts-dejavu-core)
 [ "${1:-}" = "--deb" ] && packages+=(dpkg-dev debhelper lintian)
 [ "${1:-}" = "--gateway" ] && packages+=(systemd chromium chromium-driver fonts-dejavu-core

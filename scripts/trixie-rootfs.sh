@@ -14,11 +14,11 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # What the root filesystem holds: Debian's Swift and the build's C libraries (as the Pi owner's
-# `sudo apt install swiftlang libgpiod-dev libi2c-dev libasound2-dev`), git (SwiftPM fetches the mirror with
+# `sudo apt install swiftlang libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev`), git (SwiftPM fetches the mirror with
 # it), libstdc++-14-dev (build-deb.sh links the Swift runtime statically, which needs
 # libstdc++.a), what tests run (systemd-analyze and systemd-sysusers, python3, script, gpiod, i2c-tools),
 # and scripts/build-deb.sh's tools (dpkg-buildpackage checks for build-essential).
-TRIXIE_PACKAGES=swiftlang,libstdc++-14-dev,build-essential,libgpiod-dev,libi2c-dev,libasound2-dev,pkg-config,git,ca-certificates,systemd,python3,bsdutils,gpiod,i2c-tools,dpkg-dev,debhelper,help2man,lintian,file,procps
+TRIXIE_PACKAGES=swiftlang,libstdc++-14-dev,build-essential,libgpiod-dev,libi2c-dev,libasound2-dev,libespeak-ng-dev,pkg-config,git,ca-certificates,systemd,python3,bsdutils,gpiod,i2c-tools,dpkg-dev,debhelper,help2man,lintian,file,procps
 
 trixie_rootfs() {
   local arch=$1 cache key root log

@@ -58,11 +58,30 @@ enum StructuredProgram {
             }
             if let name = try entry.choice("signal", signalNames) { interval.signal = Signal(rawValue: name) }
             interval.halfway = try entry.bool("halfway") ?? false
+            if let say = try entry.string("say") {
+                if let problem = sayProblem(say) { throw entry.fail("say", problem) }
+                interval.callout = say
+            }
             try entry.finish()
             out.append(interval)
         }
         guard !out.isEmpty else { throw table.fail("intervals", "empty; give at least one {label = \"WORK\", time = \"1:00\"}") }
         return out
+    }
+
+    /// Why `text` cannot be what the voice says at an interval's start, or nil: 1 to 64
+    /// ASCII letters, digits, spaces, `-` or `'`, not starting or ending with a space.
+    static func sayProblem(_ text: String) -> String? {
+        let scalars = text.unicodeScalars
+        let allowed = scalars.allSatisfy { s in
+            (s.value >= 0x30 && s.value <= 0x39) || (s.value >= 0x41 && s.value <= 0x5A) || (s.value >= 0x61 && s.value <= 0x7A)
+                || s == " " || s == "-" || s == "'"
+        }
+        guard allowed, (1...64).contains(scalars.count), scalars.first != " ", scalars.last != " " else {
+            return "\(escapedBasicString(text)) is not a callout; use 1 to 64 ASCII letters, digits, spaces, '-' or \"'\", "
+                + "e.g. \"wall balls\""
+        }
+        return nil
     }
 
     /// A label for the phase panel: 1 to 4 characters the 14-segment font can draw.

@@ -292,7 +292,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var index = signalCursor
         while index < program.signals.count, out.count < limit,
               let at = session.instant(atElapsed: program.signals[index].offset) {
-            out.append(SignalAt(signal: program.signals[index].signal, at: at))
+            out.append(SignalAt(signal: program.signals[index].signal, at: at, offset: program.signals[index].offset))
             index += 1
         }
         return out

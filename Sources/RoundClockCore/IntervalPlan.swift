@@ -4,6 +4,9 @@ public struct Interval: Sendable, Hashable {
     /// The phase panel's text, 1 to 4 characters (checked against the 14-segment font by
     /// the config reader).
     public var label: String
+    /// What a voice says at the interval's start, e.g. "wall balls"; `nil`: the label in
+    /// lower case.
+    public var callout: String?
     public var length: Duration
     public var counting: Counting
     public var kind: PhaseKind
@@ -13,8 +16,9 @@ public struct Interval: Sendable, Hashable {
     public var halfway: Bool
 
     public init(label: String, length: Duration, counting: Counting = .down, kind: PhaseKind = .work,
-                signal: Signal?? = nil, halfway: Bool = false) {
+                signal: Signal?? = nil, halfway: Bool = false, callout: String? = nil) {
         self.label = label
+        self.callout = callout
         self.length = length
         self.counting = counting
         self.kind = kind
@@ -77,6 +81,7 @@ public struct IntervalPlan: Sendable, Hashable {
                     var phase = Phase(interval.kind, length: interval.length, counting: interval.counting, round: round)
                     phase.set = setNumber
                     phase.label = interval.label
+                    phase.callout = interval.callout ?? interval.label.lowercased()
                     phase.startSignal = interval.signal
                     if interval.halfway || (halfway && interval.kind == .work) { phase.halfwaySignal = .halfway }
                     phases.append(phase)

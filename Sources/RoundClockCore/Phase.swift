@@ -29,6 +29,9 @@ public struct Phase: Sendable, Hashable {
     /// The phase panel's text instead of `PREP`/`WORK`/`REST` (an interval's label such as
     /// `WALL`, at most 4 characters); `nil`: the kind's text.
     public var label: String?
+    /// What a voice says at the phase's start signal (a structured program's interval, e.g.
+    /// "wall balls"); `nil`: nothing of its own.
+    public var callout: String?
     /// The signal at the phase's start: `start` for work phases unless a program says
     /// otherwise; `nil`: none.
     public var startSignal: Signal?

@@ -91,7 +91,13 @@ public enum Presets {
     /// Fight Gone Bad: prep 0:10, 3 sets of five 1:00 stations (wall balls, sumo deadlift
     /// high pulls, box jumps, push presses, rowing), 1:00 rest between sets.
     public static let fgb: Program = {
-        let stations = ["WALL", "SDHP", "BOX", "PUSH", "ROW"].map { Interval(label: $0, length: .seconds(60)) }
+        let stations = [
+            Interval(label: "WALL", length: .seconds(60), callout: "wall balls"),
+            Interval(label: "SDHP", length: .seconds(60), callout: "sumo deadlift high pull"),
+            Interval(label: "BOX", length: .seconds(60), callout: "box jumps"),
+            Interval(label: "PUSH", length: .seconds(60), callout: "push press"),
+            Interval(label: "ROW", length: .seconds(60), callout: "row"),
+        ]
         var plan = IntervalPlan(prep: prep, intervals: stations)
         plan.sets = 3
         plan.setRest = .seconds(60)

@@ -34,10 +34,14 @@ public struct SignalPoint: Sendable, Hashable {
 public struct SignalAt<Instant: InstantProtocol & Sendable>: Sendable, Hashable {
     public var signal: Signal
     public var at: Instant
+    /// The signal point's offset in the program (elapsed running time): with the signal, it
+    /// says which of the program's points this is (`Callouts` keys its phrases by both).
+    public var offset: Duration
 
-    public init(signal: Signal, at: Instant) {
+    public init(signal: Signal, at: Instant, offset: Duration) {
         self.signal = signal
         self.at = at
+        self.offset = offset
     }
 }
 

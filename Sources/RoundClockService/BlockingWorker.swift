@@ -26,10 +26,12 @@ public final class BlockingWorker: @unchecked Sendable {
     private var stopping = false
     private var markers: UInt64 = 0
 
-    public init() throws(SystemError) {
+    /// Starts the thread, named `name` (the voice renders on one of its own,
+    /// `roundclock-voice`).
+    public init(name: String = BlockingWorker.name) throws(SystemError) {
         condition = try MonotonicCondition(owner: "worker thread")
         do {
-            try PosixThread.start(named: Self.name) { self.serve() }.detach()
+            try PosixThread.start(named: name) { self.serve() }.detach()
         } catch {
             throw SystemError(device: "worker thread", operation: "pthread_create", errno: error.errno)
         }

@@ -197,8 +197,12 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             }
             if changed { observer.observe(.sessionChangedByAction(controller.session, at: now)) }
             if sharing.share || !occurrences.isEmpty {
+                // A fired signal's point in the program: the session's elapsed time at its
+                // ideal instant.
+                let session = controller.session
                 let fired = occurrences.compactMap { occurrence -> SignalAt<C.Instant>? in
-                    if case .signal(let signal, let at) = occurrence { SignalAt(signal: signal, at: at) } else { nil }
+                    guard case .signal(let signal, let at) = occurrence else { return nil }
+                    return SignalAt(signal: signal, at: at, offset: session.elapsed(at: at))
                 }
                 let upcoming = controller.upcomingSignals(limit: 6)
                 if !fired.isEmpty || upcoming != announced {

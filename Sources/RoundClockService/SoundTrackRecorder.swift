@@ -38,6 +38,19 @@ public final class SoundTrackRecorder: DisplayObserver {
         }
     }
 
+    /// Adds `pcm` at `since` (counted as the frames file's `t`).
+    func place(_ pcm: PCM, at since: Duration) {
+        track.withLock { $0.place(pcm, atNanoseconds: Self.nanoseconds(since)) }
+    }
+
+    /// The loop's reader that adds the voice's callouts to the track: each on the frame of
+    /// its signal's instant, for the program the session runs. `callouts` should render in
+    /// line (virtual time waits for it), so no callout is missed.
+    public func callouts<Instant>(_ callouts: CalloutSounds, start: Instant) -> any LoopObserver<Instant>
+    where Instant: InstantProtocol & Sendable, Instant.Duration == Duration {
+        TrackCallouts(recorder: self, callouts: callouts, start: start)
+    }
+
     /// Writes the track, silent up to `end` (or to its last sound's end, if later).
     public func finish(at end: Duration) throws(SystemError) {
         let bytes = track.withLock { track in
@@ -50,5 +63,36 @@ public final class SoundTrackRecorder: DisplayObserver {
 
     static func nanoseconds(_ d: Duration) -> Int64 {
         d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000
+    }
+}
+
+/// `SoundTrackRecorder.callouts`: the running program's name from the session events, and its
+/// callouts placed when their signals fire.
+private final class TrackCallouts<Instant: InstantProtocol & Sendable>: LoopObserver where Instant.Duration == Duration {
+    private let recorder: SoundTrackRecorder
+    private let callouts: CalloutSounds
+    private let start: Instant
+    private let program = Mutex<String?>(nil)
+
+    init(recorder: SoundTrackRecorder, callouts: CalloutSounds, start: Instant) {
+        self.recorder = recorder
+        self.callouts = callouts
+        self.start = start
+    }
+
+    func observe(_ event: LoopEvent<Instant>) {
+        switch event {
+        case .session(let session, _, _), .sessionChangedByAction(let session, _):
+            program.withLock { $0 = session.program.name }
+            callouts.prepare(session.program)
+        case .signals(let fired, _):
+            guard let name = program.withLock({ $0 }) else { return }
+            for signal in fired {
+                guard let pcm = callouts.sound(program: name, offset: signal.offset, signal: signal.signal) else { continue }
+                recorder.place(pcm, at: start.duration(to: signal.at))
+            }
+        default:
+            return
+        }
     }
 }

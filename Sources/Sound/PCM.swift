@@ -23,6 +23,13 @@ public struct PCM: Sendable, Hashable {
     /// The length in nanoseconds, rounded down.
     public var nanoseconds: Int64 { Int64(frames) * 1_000_000_000 / Int64(rate) }
 
+    /// The same sound at `percent` (0-100) of its loudness, rounded toward zero.
+    public func scaled(percent: Int) -> PCM {
+        let gain = Int32(max(0, min(percent, 100)))
+        guard gain < 100 else { return self }
+        return PCM(rate: rate, channels: channels, samples: samples.map { Int16(Int32($0) * gain / 100) })
+    }
+
     /// The same sound at `rate` and with `channels` (linear interpolation between frames; mono
     /// is copied to both sides, stereo is averaged to mono).
     public func converted(rate newRate: Int, channels newChannels: Int) -> PCM {

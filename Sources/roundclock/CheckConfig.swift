@@ -28,6 +28,7 @@ struct CheckConfig: ParsableCommand {
             let config = try Config.load(path)
             let board = try config.loadBoard()
             try Self.checkSpeaker(config)
+            if config.voice.enabled { _ = try VoiceSetup.voice(config.voice, file: config.file) }
             var lines = config.summary(board: board).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let resume = lines.firstIndex { $0.hasPrefix("on shutdown: ") }.map { $0 + 1 } ?? lines.endIndex
             lines.insert(Self.stateLine(StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory), at: resume)

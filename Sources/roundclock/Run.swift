@@ -155,8 +155,11 @@ struct Run: AsyncParsableCommand {
         var events: [any LoopObserver<C.Instant>] = [heartbeat]
         let speaker = setup.sounds == nil ? nil : SpeakerSetup.start(setup.config.sound, logger: logger)
         defer { speaker?.stop() }
+        // The voice's callouts, with `[voice] enabled`, through the speaker.
+        let voice = speaker == nil ? nil : VoiceSetup.speakerCallouts(setup.config, logger: logger)
+        defer { voice?.worker.stop() }
         if let speaker, let sounds = setup.sounds {
-            events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, clock: clock, start: start))
+            events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, callouts: voice?.callouts, clock: clock, start: start))
         }
         if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(

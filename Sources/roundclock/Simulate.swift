@@ -3,6 +3,7 @@ import Platform
 import RoundClockConfig
 import RoundClockCore
 import RoundClockService
+import Voice
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,7 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Play each signal's sound through the speaker on its instant: ALSA's default device, or the [sound] device of --config. Real time only.")
     var sound = false
 
-    @Option(help: "With --sound-file or --sound: a configuration file whose [sound] tables say what each signal sounds like (exit 78 if it is bad); only its [sound] is used.")
+    @Option(help: "With --sound-file or --sound: a configuration file whose [sound] tables say what each signal sounds like and whose [voice] says the callouts (exit 78 if it is bad); only its [sound] and [voice] are used.")
     var config: String?
 
     func validate() throws {
@@ -68,8 +69,13 @@ struct Simulate: AsyncParsableCommand {
             throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound]")
         }
         var settings = SoundSettings()
+        var voice: (settings: VoiceSettings, voice: Voice)?
         if loadingConfig, let config {
-            do { settings = try Config.load(config).sound } catch {
+            do {
+                let loaded = try Config.load(config)
+                settings = loaded.sound
+                if loaded.voice.enabled { voice = (loaded.voice, try VoiceSetup.voice(loaded.voice, file: loaded.file)) }
+            } catch {
                 printError(error.description)
                 throw ExitCode(ConfigError.exitCode)
             }
@@ -79,7 +85,7 @@ struct Simulate: AsyncParsableCommand {
         return SimulationPlan(program: chosen, board: chosenBoard, stopAfter: stopAfter, presses: presses, startWall: startWall,
                               autostart: !ready, virtual: virtual, framesPath: session.frames,
                               sound: soundFile.map { SoundFilePlan(path: $0, rate: soundRate, settings: settings) },
-                              speaker: sound ? settings : nil,
+                              speaker: sound ? settings : nil, voice: voice,
                               drawOnTerminal: !noTty && isatty(STDOUT_FILENO) == 1, cadence: cadence)
     }
 

@@ -4,6 +4,7 @@ import RoundClockConfig
 import RoundClockCore
 import RoundClockService
 import Simulation
+import Voice
 
 /// A checked `simulate` invocation, runnable on any clock.
 struct SimulationPlan {
@@ -19,6 +20,8 @@ struct SimulationPlan {
     var sound: SoundFilePlan?
     /// `--sound`: the `[sound]` settings whose device and cues the speaker plays.
     var speaker: SoundSettings?
+    /// `--config`'s `[voice]`, when enabled: its callouts in the track or through the speaker.
+    var voice: (settings: VoiceSettings, voice: Voice)?
     var drawOnTerminal: Bool
     var cadence: Cadence = .seconds
 
@@ -39,7 +42,20 @@ struct SimulationPlan {
         defer { speaker?.stop() }
         let start = clock.now
         var events: [any LoopObserver<C.Instant>] = []
-        if let speaker, let sounds { events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, clock: clock, start: start)) }
+        if let soundTrack, let sound, let voice {
+            let callouts = VoiceSetup.trackCallouts(voice.voice, volume: voice.settings.volume, rate: sound.rate)
+            events.append(soundTrack.callouts(callouts, start: start))
+        }
+        var spoken: (callouts: CalloutSounds, worker: BlockingWorker)?
+        if let settings = self.speaker, speaker != nil, let voice {
+            spoken = try VoiceSetup.speakerCallouts(voice.voice, volume: voice.settings.volume, rate: settings.rate) { error in
+                printError("voice: \(error)")
+            }
+        }
+        defer { spoken?.worker.stop() }
+        if let speaker, let sounds {
+            events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, callouts: spoken?.callouts, clock: clock, start: start))
+        }
         let assembly = ClockAssembly(
             clock: clock, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
             presses: presses, stop: stop(from: start), observers: members, events: events, autostart: autostart,

@@ -60,11 +60,12 @@ enum SpeakerSetup {
     }
 
     /// The loop's observer for `speaker`: the loop's instants placed on CLOCK_MONOTONIC by a
-    /// reading taken next to `clock`.
-    static func observer<C: Clock>(for speaker: Speaker, sounds: Sounds, clock: C, start: C.Instant) -> SpeakerObserver<C.Instant>
+    /// reading taken next to `clock`; with `callouts`, the voice's with the signals' sounds.
+    static func observer<C: Clock>(for speaker: Speaker, sounds: Sounds, callouts: CalloutSounds? = nil, clock: C,
+                                   start: C.Instant) -> SpeakerObserver<C.Instant>
     where C.Duration == Duration, C.Instant: Sendable {
         let origin = SystemReadings.clockReading(CLOCK_MONOTONIC) - start.duration(to: clock.now)
-        return SpeakerObserver(strikes: sounds.signals, classStart: sounds.classStart, monotonic: { origin + start.duration(to: $0) },
-                               announce: speaker.announce, report: speaker.report)
+        return SpeakerObserver(strikes: sounds.signals, classStart: sounds.classStart, callouts: callouts,
+                               monotonic: { origin + start.duration(to: $0) }, announce: speaker.announce, report: speaker.report)
     }
 }

@@ -12,8 +12,9 @@ import TestSupport
         prep = "0:10"
         sets = 3
         set_rest = "1:00"
-        intervals = [ {label = "WALL", time = "1:00"}, {label = "SDHP", time = "1:00"},
-                      {label = "BOX",  time = "1:00"}, {label = "PUSH", time = "1:00"},
+        intervals = [ {label = "WALL", time = "1:00", say = "wall balls"},
+                      {label = "SDHP", time = "1:00", say = "sumo deadlift high pull"},
+                      {label = "BOX",  time = "1:00", say = "box jumps"}, {label = "PUSH", time = "1:00", say = "push press"},
                       {label = "ROW",  time = "1:00"} ]
         """
 

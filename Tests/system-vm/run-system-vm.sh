@@ -48,7 +48,7 @@ VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, $CHECKS m
 # ---- host packages ---------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
-      kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev libasound2-dev pkg-config
+      kmod cpio gzip xz-utils dpkg-dev debhelper help2man lintian libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev pkg-config
       chromium chromium-driver fonts-dejavu-core libmosquitto-dev)
 install_host_packages "${PKGS[@]}"
 python3 -c 'import selenium' 2>/dev/null || "$REPO/scripts/setup.sh" --gateway ||

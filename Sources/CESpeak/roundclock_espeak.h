@@ -1,0 +1,67 @@
+/*
+ * Tiny prefixed wrappers over espeak-ng (Debian libespeak-ng-dev): initialized once in
+ * synchronous mode (no audio device, no thread of its own), a voice selected by name
+ * ("en", "en+m3"), and a phrase synthesized into 16-bit mono samples collected through the
+ * synth callback. Swift calls espeak_* only through these (Sources/Voice). espeak-ng keeps
+ * global state and is not thread-safe: the caller serializes every call.
+ */
+#ifndef ROUNDCLOCK_ESPEAK_H
+#define ROUNDCLOCK_ESPEAK_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <espeak-ng/speak_lib.h>
+
+/* The samples of one phrase, grown by the synth callback. */
+typedef struct {
+    int16_t *samples;
+    size_t count;
+    size_t capacity;
+    int failed; /* 1 when an allocation failed */
+} rc_espeak_buffer;
+
+/* espeak-ng's synth callback: appends the chunk to the buffer passed as the user data. */
+static int rc_espeak_collect(short *wav, int count, espeak_EVENT *events) {
+    rc_espeak_buffer *buffer = events ? (rc_espeak_buffer *)events->user_data : NULL;
+    if (!buffer || !wav || count <= 0 || buffer->failed) return 0;
+    if (buffer->count + (size_t)count > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity : 16384;
+        while (capacity < buffer->count + (size_t)count) capacity *= 2;
+        int16_t *grown = realloc(buffer->samples, capacity * sizeof(int16_t));
+        if (!grown) { buffer->failed = 1; return 1; }
+        buffer->samples = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->samples + buffer->count, wav, (size_t)count * sizeof(int16_t));
+    buffer->count += (size_t)count;
+    return 0;
+}
+
+/* Initializes espeak-ng for synchronous synthesis with the collecting callback; returns
+ * its sample rate (Hz), or a negative value when its data cannot be found. */
+static inline int rc_espeak_initialize(void) {
+    int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, NULL, 0);
+    if (rate <= 0) return -1;
+    espeak_SetSynthCallback(rc_espeak_collect);
+    return rate;
+}
+
+/* Selects the voice "language" or "language+variant"; 0 on success, else espeak's error. */
+static inline int rc_espeak_select(const char *name) { return (int)espeak_SetVoiceByName(name); }
+
+/* Synthesizes the UTF-8 text into buffer (which the caller frees with rc_espeak_free);
+ * 0 on success, else espeak's error, or -1 when memory ran out. */
+static inline int rc_espeak_synthesize(const char *text, rc_espeak_buffer *buffer) {
+    espeak_ERROR rc = espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0, espeakCHARS_UTF8, NULL, buffer);
+    if (rc != EE_OK) return (int)rc;
+    return buffer->failed ? -1 : 0;
+}
+
+static inline void rc_espeak_free(rc_espeak_buffer *buffer) {
+    free(buffer->samples);
+    buffer->samples = NULL;
+    buffer->count = buffer->capacity = 0;
+}
+
+#endif

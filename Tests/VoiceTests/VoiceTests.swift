@@ -1,0 +1,43 @@
+import Sound
+import Testing
+import Voice
+
+@Suite struct VoiceTests {
+    @Test func roundThreeInEnglishIsAPlausibleSpokenPhrase() throws {
+        let voice = try Voice(language: "en")
+        let pcm = try voice.speak("round three")
+        #expect(pcm.channels == 1)
+        #expect(pcm.rate == voice.rate)
+        #expect((8000...48000).contains(pcm.rate))
+        let seconds = Double(pcm.frames) / Double(pcm.rate)
+        #expect(seconds >= 0.3 && seconds <= 3, "\(seconds) s")
+        let loud = pcm.samples.filter { abs(Int($0)) > 1000 }.count
+        #expect(loud > pcm.frames / 20, "\(loud) of \(pcm.frames) samples above 1000")
+    }
+
+    @Test func aVariantSpeaksToo() throws {
+        let pcm = try Voice(language: "en", variant: "m3").speak("last round")
+        #expect(pcm.frames > 0)
+    }
+
+    @Test func switchingLanguagesKeepsEachVoice() throws {
+        let english = try Voice(language: "en")
+        let german = try Voice(language: "de")
+        let before = try english.speak("time")
+        _ = try german.speak("zeit")
+        let after = try english.speak("time")
+        // espeak-ng's output varies by a few samples from call to call, not by voice.
+        #expect(abs(after.frames - before.frames) < before.frames / 10, "\(before.frames) and \(after.frames) frames")
+    }
+
+    @Test func anUnknownLanguageIsAOneLineErrorNamingIt() {
+        do {
+            _ = try Voice(language: "qq")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.language == "qq")
+            #expect(error.description == "espeak-ng has no voice for language \"qq\" (espeak-ng --voices lists them)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+}
