@@ -40,12 +40,6 @@ struct SimulationPlan {
         let sounds = self.speaker.map(SpeakerSetup.Sounds.init)
         let speaker = self.speaker.flatMap { SpeakerSetup.start($0, logger: Logger(label: "roundclock")) }
         defer { speaker?.stop() }
-        let start = clock.now
-        var events: [any LoopObserver<C.Instant>] = []
-        if let soundTrack, let sound, let voice {
-            let callouts = VoiceSetup.trackCallouts(voice.voice, volume: voice.settings.volume, rate: sound.rate)
-            events.append(soundTrack.callouts(callouts, start: start))
-        }
         var spoken: (callouts: CalloutSounds, worker: BlockingWorker)?
         if let settings = self.speaker, speaker != nil, let voice {
             spoken = try VoiceSetup.speakerCallouts(voice.voice, volume: voice.settings.volume, rate: settings.rate) { error in
@@ -53,6 +47,13 @@ struct SimulationPlan {
             }
         }
         defer { spoken?.worker.stop() }
+        // The clock starts once the sounds and the voice are ready: its first turn is not late.
+        let start = clock.now
+        var events: [any LoopObserver<C.Instant>] = []
+        if let soundTrack, let sound, let voice {
+            let callouts = VoiceSetup.trackCallouts(voice.voice, volume: voice.settings.volume, rate: sound.rate)
+            events.append(soundTrack.callouts(callouts, start: start))
+        }
         if let speaker, let sounds {
             events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, callouts: spoken?.callouts, clock: clock, start: start))
         }
