@@ -33,7 +33,7 @@ public struct SoundOnsetBench: Sendable {
     public func run() throws(SystemError) -> String {
         let onsets = try record()
         let signals = try Self.signals(inFramesFile: framesFile)
-        return Self.report(name: name, onsets: onsets, signals: signals)
+        return Self.report(name: name, onsets: onsets, signals: signals) + "\n" + Self.details(onsets: onsets, signals: signals)
     }
 
     /// The onsets heard in `seconds` of capture, in CLOCK_MONOTONIC nanoseconds.
@@ -102,14 +102,24 @@ public struct SoundOnsetBench: Sendable {
         return out
     }
 
-    /// Each signal's onset: the first one from 100 ms before to 300 ms after it.
-    public static func report(name: String, onsets: [Int64], signals: [(Int64, String)]) -> String {
-        var offsets: [Double] = []
-        for (at, _) in signals {
-            if let onset = onsets.first(where: { $0 >= at - 100_000_000 && $0 < at + 300_000_000 }) {
-                offsets.append(Double(onset - at) / 1e6)
-            }
+    /// Each signal's onset: the first one from 100 ms before to 1 s after it (an `aplay`
+    /// started at the change can take most of that).
+    public static func offsets(onsets: [Int64], signals: [(Int64, String)]) -> [Double?] {
+        signals.map { at, _ in
+            onsets.first { $0 >= at - 100_000_000 && $0 < at + 1_000_000_000 }.map { Double($0 - at) / 1e6 }
         }
+    }
+
+    /// One line per signal: its `t`, its name and onset − change (or `not heard`).
+    public static func details(onsets: [Int64], signals: [(Int64, String)]) -> String {
+        zip(signals, offsets(onsets: onsets, signals: signals)).map { signal, offset in
+            "  t \(fixed(Double(signal.0) / 1e9, 3)) \(signal.1): " + (offset.map { "\(fixed($0, 2)) ms" } ?? "not heard")
+        }.joined(separator: "\n")
+    }
+
+    /// The summary line: how many signals were heard, |onset − change| and its sign.
+    public static func report(name: String, onsets: [Int64], signals: [(Int64, String)]) -> String {
+        let offsets = Self.offsets(onsets: onsets, signals: signals).compactMap { $0 }
         let missed = signals.count - offsets.count
         guard let spread = LatencySummary(offsets.map(abs)), let signed = LatencySummary(offsets) else {
             return "sound onsets (\(name)): \(signals.count) signals, none heard (\(onsets.count) onsets)"

@@ -19,8 +19,11 @@ public struct StreamMixer: Sendable {
         self.retained = Int64(retained)
     }
 
+    /// The frame after the last sound placed since the start: from there on, silence.
+    public private(set) var soundEnd: Int64 = 0
+
     /// No sound is playing or waiting: the next blocks are silent.
-    public var isSilent: Bool { !voices.contains { $0.start + Int64($0.pcm.frames) > written } }
+    public var isSilent: Bool { written >= soundEnd }
 
     /// Adds `sound` (converted to the stream's rate and channels) at `frame`, or at the next
     /// block if that frame was already rendered. Returns the frame it starts at.
@@ -28,7 +31,10 @@ public struct StreamMixer: Sendable {
     public mutating func place(_ sound: PCM, atFrame frame: Int64) -> Int64 {
         let pcm = sound.rate == rate && sound.channels == channels ? sound : sound.converted(rate: rate, channels: channels)
         let start = max(frame, written)
-        if pcm.frames > 0 { voices.append((start, pcm)) }
+        if pcm.frames > 0 {
+            voices.append((start, pcm))
+            soundEnd = max(soundEnd, start + Int64(pcm.frames))
+        }
         return start
     }
 
@@ -65,5 +71,6 @@ public struct StreamMixer: Sendable {
     public mutating func restart() {
         voices = []
         written = 0
+        soundEnd = 0
     }
 }

@@ -17,6 +17,9 @@ public final class Speaker: Sendable {
     public enum Event: Sendable, Equatable {
         case failed(SystemError)
         case recovered(String)
+        /// A sound started this late after its instant (one reported after it was due), though
+        /// `tookBack` queued frames were taken back for it.
+        case late(milliseconds: Int, tookBack: Int)
         /// The stream ran dry (the thread was late) and started again: the 1st, 2nd, 4th, ... time.
         case underrun(count: Int)
         /// The device is open, at the rate, channels, period and buffer it granted.

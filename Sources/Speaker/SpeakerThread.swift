@@ -114,10 +114,14 @@ struct SpeakerThread {
         do {
             try feedPeriod(playback, now: now)
         } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
-            try playback.recover(from: error)
-            underruns += 1
-            if underruns & (underruns - 1) == 0 { onEvent(.underrun(count: underruns)) }
+            try recoverUnderrun(playback, from: error)
         }
+    }
+
+    private mutating func recoverUnderrun(_ playback: ALSAPlayback, from error: SystemError) throws(SystemError) {
+        try playback.recover(from: error)
+        underruns += 1
+        if underruns & (underruns - 1) == 0 { onEvent(.underrun(count: underruns)) }
     }
 
     /// Waits for room, reads the device's position, places the sounds that start in the
@@ -131,32 +135,63 @@ struct SpeakerThread {
         if try playback.isRunning() {
             guard try playback.wait(milliseconds: 100) else { return }
         }
+        // The position stamped at the device's last pointer update places the sounds; the
+        // room there is now says how much to write.
         var position = try playback.position()
         let stamped = position.nanoseconds
-        if stamped == 0 || Self.now() - stamped > 1_000_000_000 { position = (try playback.free(), Self.now()) }
-        var free = position.free - position.free % playback.period
-        guard free > 0 else { return }
+        let room = try playback.free()
+        if stamped == 0 || Self.now() - stamped > 1_000_000_000 { position = (room, Self.now()) }
+        var free = room - room % playback.period
+        guard free > 0 else {
+            // Woken with less than a period of room: a millisecond's nap, never a busy loop
+            // (the thread may run at SCHED_FIFO).
+            Self.nap(nanoseconds: 1_000_000)
+            return
+        }
+        var clock: StreamClock?
         // Before the stream runs, its first frame's instant is unknown: silence only.
         if try playback.isRunning() {
-            let clock = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
-                                    at: position.nanoseconds, rate: playback.rate)
+            let stream = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
+                                     at: position.nanoseconds, rate: playback.rate)
+            clock = stream
             // A sound due in frames already queued (one reported late: a skip, a press) takes
-            // them back, all but a period ahead of the device, and is mixed into them again.
-            if let earliest = plan.earliestFrame(clock: clock, before: mixer.written + Int64(free)), earliest < mixer.written {
-                let back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: playback.period)
+            // them back, all but two periods ahead of the device, and is mixed into them again.
+            var back = 0
+            if let earliest = plan.earliestFrame(clock: stream, before: mixer.written + Int64(free)), earliest < mixer.written {
+                back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: 2 * playback.period)
                 mixer.rewind(frames: back)
                 free += back
             }
-            _ = plan.place(into: &mixer, clock: clock, before: mixer.written + Int64(free))
+            let late = plan.place(into: &mixer, clock: stream, before: mixer.written + Int64(free)).max() ?? 0
+            if late > Int64(2 * playback.period) {
+                onEvent(.late(milliseconds: Int(late * 1_000 / Int64(playback.rate)), tookBack: back))
+            }
             plan.forget(before: now - 30_000_000_000)
         }
-        _ = try playback.write(mixer.render(frames: free))
-        // Done: nothing playing, nothing near, and the last sound has left the buffer.
+        // At most four periods a turn: after a rewind the device is two periods from the
+        // frames taken back, so the first of them are rendered and queued at once; the rest
+        // follow on the next turns. A block the device refused (it ran dry meanwhile) is
+        // queued again once it is restarted, not lost.
+        let block = mixer.render(frames: min(free, 4 * playback.period))
+        do {
+            _ = try playback.write(block)
+        } catch where error.errno == EPIPE || error.errno == ESTRPIPE {
+            try recoverUnderrun(playback, from: error)
+            _ = try playback.write(block)
+        }
+        // Done: nothing near, and the device has played the last sound's last frame (what is
+        // still queued is silence).
         let near = plan.nextNanoseconds.map { $0 - now <= Speaker.leadNanoseconds } ?? false
-        if mixer.isSilent && !near, try playback.free() >= playback.buffer - playback.period {
+        if !near, let clock, clock.frame >= mixer.soundEnd {
             try playback.stop()
             streaming = false
         }
+    }
+
+    /// Sleeps `nanoseconds` on CLOCK_MONOTONIC.
+    static func nap(nanoseconds: Int) {
+        var duration = timespec(tv_sec: 0, tv_nsec: nanoseconds)
+        _ = clock_nanosleep(CLOCK_MONOTONIC, 0, &duration, nil)
     }
 
     /// The device failed: logged once, closed, reopened after the retry interval.

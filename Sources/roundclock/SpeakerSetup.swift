@@ -30,6 +30,8 @@ enum SpeakerSetup {
                 switch event {
                 case .failed(let error): logger.error("sound: \(error); trying again every 0.5 s")
                 case .recovered(let device): logger.notice("sound: device \"\(device)\" plays again")
+                case let .late(milliseconds, tookBack):
+                    logger.info("sound: a sound started \(milliseconds) ms after its instant (\(tookBack) queued frames taken back)")
                 case .underrun(let count): logger.warning("sound: underrun \(count) (the speaker's thread was late); recovered")
                 case let .opened(device, rate, channels, period, buffer):
                     logger.info("sound: playing on \"\(device)\" at \(rate) Hz, \(channels) channel\(channels == 1 ? "" : "s"), periods of \(period) frames, buffer \(buffer)")

@@ -4,7 +4,7 @@
 # guest-tests.sh) and MODULES-DIR (read-only, lib/modules/<kver>) shared over 9p. The guest
 # writes its exit code to SHARE-DIR/rc; this script exits with it, or 125 if there is none
 # (VM crashed, hung or timed out).
-# Environment: VM_TIMEOUT (seconds, default 300), VM_SMP (default 2), VM_MEM (MB, default 1024),
+# Environment: VM_TIMEOUT (seconds, default 600), VM_SMP (default 2), VM_MEM (MB, default 1024),
 # ACCEL=kvm|tcg|auto (default auto: KVM only if /dev/kvm works AND the CPU shows vmx/svm;
 # a nested /dev/kvm shim without those flags is far slower than TCG).
 set -euo pipefail
@@ -23,9 +23,9 @@ if [ "$ACCEL" = auto ]; then
 fi
 if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
 rm -f "$S/rc"
-echo "boot-vm: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-300}s"
+echo "boot-vm: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-600}s"
 set +e
-timeout --kill-after=10 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
+timeout --kill-after=10 "${VM_TIMEOUT:-600}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
   -nographic -no-reboot -nodefaults -serial stdio -monitor none \
   -kernel "$K" -initrd "$I" \
   -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
@@ -34,6 +34,6 @@ timeout --kill-after=10 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${A[@]}" -m "${
   -virtfs local,path="$M",mount_tag=mods,security_model=none,readonly=on </dev/null
 q=$?
 set -e
-if [ $q -eq 124 ] || [ $q -eq 137 ]; then echo "boot-vm: qemu killed after ${VM_TIMEOUT:-300}s (timeout)"; fi
+if [ $q -eq 124 ] || [ $q -eq 137 ]; then echo "boot-vm: qemu killed after ${VM_TIMEOUT:-600}s (timeout)"; fi
 [ -f "$S/rc" ] || { echo "boot-vm: no result from the guest (qemu exit $q: VM crashed, hung or timed out)"; exit 125; }
 exit "$(cat "$S/rc")"

@@ -13,7 +13,7 @@
 # Environment:
 #   VM_CACHE             cache for downloads, kernel, module, logs (default: <repo>/.build-vm)
 #   LIBGPIOD_V2_PREFIX   libgpiod v2 prefix (default: $VM_CACHE/libgpiod-v2; built if missing)
-#   VM_TIMEOUT           seconds before qemu is killed (default 300); VM_SMP, VM_MEM, ACCEL: see boot-vm.sh
+#   VM_TIMEOUT           seconds before qemu is killed (default 600); VM_SMP, VM_MEM, ACCEL: see boot-vm.sh
 #   VM_KERNEL            kernel ABI to boot, e.g. 6.1.0-41-amd64 (default: newest linux-headers installed)
 #   VM_NO_INSTALL=1      do not apt-get install (fail if something is missing)
 #   VM_GUEST_SCRIPT      run this script in the VM instead of guest/guest-tests.sh (debugging)
@@ -120,6 +120,7 @@ fi
   printf 'BENCH_BINARY=%q\n' "$BENCH_BINARY"
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
   printf 'SOUND_SECONDS=%q\n' "${SOUND_SECONDS:-64}"
+  printf 'SOUND_LOAD=%q\n' "${SOUND_LOAD:-0}"
 } > "$SHARE/config.sh"
 
 # ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -
