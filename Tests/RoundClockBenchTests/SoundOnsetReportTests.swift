@@ -29,7 +29,7 @@ import Testing
             {"t": 17.5, "signal": "finish"}
 
             """
-        let file = fopen(path, "w")
+        let file: UnsafeMutablePointer<FILE> = try #require(fopen(path, "w"))
         fputs(text, file)
         fclose(file)
         let signals = try SoundOnsetBench.signals(inFramesFile: path)
