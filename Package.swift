@@ -86,13 +86,16 @@ let package = Package(
         ]),
         // epoll, timerfd, eventfd and signalfd, which Glibc's Swift module does not export.
         .systemLibrary(name: "CEventLoop"),
-        // libasound (ALSA) behind one tiny C header: a playback PCM and a mixer control.
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // libasound (ALSA) behind one tiny C header: a playback PCM and a mixer control. Its
+        // header and library sit on the default paths: no pkg-config, whose `-L` of the system's
+        // library directory would put Debian's libgpiod v1 before a libgpiod v2 build's own.
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
         // The speaker: an ALSA playback device fed by its own thread, each sound placed on the
         // frame the device plays at the sound's instant (position timestamps), outages retried.
         .target(name: "Speaker", dependencies: ["CALSA", "Platform", "Sound"]),
-        // espeak-ng behind one tiny C header: synchronous synthesis into a sample buffer.
-        .systemLibrary(name: "CESpeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // espeak-ng behind one tiny C header: synchronous synthesis into a sample buffer. On the
+        // default paths, as CALSA.
+        .systemLibrary(name: "CESpeak", providers: [.apt(["libespeak-ng-dev"])]),
         // The voice: phrases spoken by espeak-ng into PCM, every call serialized by one lock.
         .target(name: "Voice", dependencies: ["CESpeak", "Sound"]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
