@@ -41,6 +41,10 @@ public struct StreamMixer: Sendable {
     /// The next `frames` frames, interleaved: every voice that overlaps them added, scaled
     /// by the volume and clipped to 16 bits.
     public mutating func render(frames: Int) -> [Int16] {
+        if voices.isEmpty {
+            written += Int64(frames)
+            return [Int16](repeating: 0, count: frames * channels)
+        }
         var sum = [Int32](repeating: 0, count: frames * channels)
         let end = written + Int64(frames)
         for voice in voices where voice.start < end {

@@ -57,8 +57,9 @@ PY
     snooze 0.01
   done
   log "s: recorders: \"$said1\" \"$said2\""
-  # at SCHED_FIFO 10, as the unit runs the service (CPUSchedulingPolicy=fifo)
-  timeout -k 10 -s TERM $((until + 30)) chrt -f 10 "$BINARY" run --simulate --config "$dir/config.toml" --program "$program" --events "$events" --until "$until" \
+  # At the default scheduling: under TCG a debug build at SCHED_FIFO (as the unit runs the
+  # service) takes the emulated CPUs from the recorders until the kernel throttles it.
+  timeout -k 10 -s TERM $((until + 30)) "$BINARY" run --simulate --config "$dir/config.toml" --program "$program" --events "$events" --until "$until" \
     --frames "$frames" --frames-clock monotonic > "$dir/run.out" 2>&1 &
   local run=$!
   # the DIY follower: a signal line in the frames file (polled every 5 ms) -> aplay of the
