@@ -7,6 +7,9 @@
 # Environment: VM_TIMEOUT (seconds, default 600), VM_SMP (default 2), VM_MEM (MB, default 1024),
 # ACCEL=kvm|tcg|auto (default auto: KVM only if /dev/kvm works AND the CPU shows vmx/svm;
 # a nested /dev/kvm shim without those flags is far slower than TCG).
+# VM_USB_SPEAKER=1 adds a USB speaker (qemu's usb-audio on an xHCI controller, its sound
+# written to SHARE-DIR/usb-speaker-0.wav) that the guest unplugs and plugs again through
+# usb-plug.py (after the return, its sound goes to usb-speaker-1.wav).
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 VMLINUZ INITRD SHARE-DIR MODULES-DIR" >&2; exit 2; }
 K=$1 I=$2 S=$3 M=$4
@@ -23,6 +26,16 @@ if [ "$ACCEL" = auto ]; then
 fi
 if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
 rm -f "$S/rc"
+USB=() PLUG=""
+if [ "${VM_USB_SPEAKER:-0}" = 1 ]; then
+  QMP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/qmp.XXXXXX")
+  rm -f "$S"/usb-speaker-*.wav "$S/usb-request" "$S/usb-done"
+  USB=(-audiodev "wav,id=usbsnd0,path=$S/usb-speaker-0.wav" -audiodev "wav,id=usbsnd1,path=$S/usb-speaker-1.wav"
+       -device qemu-xhci,id=xhci -device usb-audio,id=usb-speaker,bus=xhci.0,audiodev=usbsnd0
+       -qmp "unix:$QMP_DIR/qmp.sock,server=on,wait=off")
+  python3 "$(dirname "$0")/usb-plug.py" "$QMP_DIR/qmp.sock" "$S" &
+  PLUG=$!
+fi
 echo "boot-vm: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-600}s"
 set +e
 timeout --kill-after=10 "${VM_TIMEOUT:-600}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
@@ -31,8 +44,9 @@ timeout --kill-after=10 "${VM_TIMEOUT:-600}" qemu-system-x86_64 "${A[@]}" -m "${
   -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$S",mount_tag=work,security_model=none \
-  -virtfs local,path="$M",mount_tag=mods,security_model=none,readonly=on </dev/null
+  -virtfs local,path="$M",mount_tag=mods,security_model=none,readonly=on "${USB[@]}" </dev/null
 q=$?
+if [ -n "$PLUG" ]; then kill "$PLUG" 2>/dev/null; wait "$PLUG" 2>/dev/null; rm -rf "$QMP_DIR"; fi
 set -e
 if [ $q -eq 124 ] || [ $q -eq 137 ]; then echo "boot-vm: qemu killed after ${VM_TIMEOUT:-600}s (timeout)"; fi
 [ -f "$S/rc" ] || { echo "boot-vm: no result from the guest (qemu exit $q: VM crashed, hung or timed out)"; exit 125; }

@@ -66,7 +66,7 @@ stage helpers
 SHARE=$CACHE/share-$LIBGPIOD
 rm -rf "$SHARE"; mkdir -p "$SHARE"
 cp "${VM_GUEST_SCRIPT:-$HERE/guest/guest-tests.sh}" "$SHARE/guest-tests.sh"
-cp "$HERE/guest/sound-tests.sh" "$SHARE/sound-tests.sh"
+cp "$HERE/guest/sound-tests.sh" "$HERE/guest/unplug-tests.sh" "$SHARE/"
 if [ "$LIBGPIOD" = v2 ]; then
   "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
     { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
@@ -114,6 +114,9 @@ if [ -n "$BINARY" ]; then
   fi
   echo "binary $BINARY (libgpiod: ${LINKS:-not used})"
 fi
+# The v1 run (the one that checks the speaker) has a USB speaker to unplug (check s3).
+USB_SPEAKER=0
+[ "$LIBGPIOD" = v1 ] && [ -n "$BINARY" ] && USB_SPEAKER=1
 {
   printf 'BINARY=%q\n' "$BINARY"
   printf 'BINARY_NOTE=%q\n' "$BINARY_NOTE"
@@ -121,6 +124,7 @@ fi
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
   printf 'SOUND_SECONDS=%q\n' "${SOUND_SECONDS:-64}"
   printf 'SOUND_LOAD=%q\n' "${SOUND_LOAD:-0}"
+  printf 'USB_SPEAKER=%q\n' "$USB_SPEAKER"
 } > "$SHARE/config.sh"
 
 # ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -
@@ -135,7 +139,7 @@ fi
 # ---- 6. boot and test ---------------------------------------------------------------------
 stage vm
 set +e
-"$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
+VM_USB_SPEAKER=$USB_SPEAKER "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
 VMRC=${PIPESTATUS[0]}
 set -e
 stage "done"

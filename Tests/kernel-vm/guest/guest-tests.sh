@@ -929,6 +929,9 @@ if [ $HAVE_BIN = 1 ] && has_subcommand run; then
     # shellcheck source=/dev/null
     . "$W/sound-tests.sh"
     sound_checks
+    # shellcheck source=/dev/null
+    . "$W/unplug-tests.sh"
+    unplug_checks
   else
     skip s1 "the speaker is checked in the libgpiod v1 run (no GPIO on its path)"
   fi
