@@ -35,57 +35,53 @@ public struct ButtonService: Service {
     }
 }
 
-/// The buzzer as a swift-service-lifecycle `Service`: `run()` plays the signals handed to
-/// `post(_:)`, in order, each cutting the previous one short, until graceful shutdown or
-/// cancellation; then it switches the line off and returns. `post` never blocks, so the
-/// render loop's observer can call it between two frames. Run it once.
-public struct BuzzerService: Service {
-    public let buzzer: Buzzer
-    private let signals: AsyncStream<Signal>
-    private let continuation: AsyncStream<Signal>.Continuation
+/// An output driven from the render loop as a swift-service-lifecycle `Service`: `run()`
+/// hands each value given to `post(_:)` to the output, in order, until graceful shutdown or
+/// cancellation; then it switches the output off and returns. `post` never blocks, so the
+/// loop's observer can call it between two frames; when `run()` falls behind, only the
+/// newest values waiting are kept. Run it once.
+public struct OutputService<Value: Sendable>: Service {
+    private let values: AsyncStream<Value>
+    private let continuation: AsyncStream<Value>.Continuation
+    private let show: @Sendable (Value) async -> Void
+    private let off: @Sendable () async -> Void
 
-    public init(buzzer: Buzzer) {
-        self.buzzer = buzzer
-        // A backlog can only build up if run() is stalled; then only the newest matter.
-        (signals, continuation) = AsyncStream.makeStream(of: Signal.self, bufferingPolicy: .bufferingNewest(8))
+    /// An output that keeps at most `newest` values waiting; `show` drives it, `off` releases it.
+    public init(keepingNewest newest: Int, show: @escaping @Sendable (Value) async -> Void,
+                off: @escaping @Sendable () async -> Void) {
+        (values, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(newest))
+        self.show = show
+        self.off = off
     }
 
-    /// Queues `signal` for the buzzer and returns at once.
-    public func post(_ signal: Signal) {
-        continuation.yield(signal)
+    /// Queues `value` for the output and returns at once.
+    public func post(_ value: Value) {
+        continuation.yield(value)
     }
 
     public func run() async {
-        for await signal in signals.cancelOnGracefulShutdown() {
-            await buzzer.play(signal)
+        for await value in values.cancelOnGracefulShutdown() {
+            await show(value)
         }
-        await buzzer.silence()
+        await off()
     }
 }
 
-/// The stack light as a swift-service-lifecycle `Service`: `run()` shows the lights handed to
-/// `post(_:)` until graceful shutdown or cancellation; then it switches every lamp off and
-/// returns. `post` never blocks, so the render loop's observer can call it between two
-/// frames; only the newest light waiting matters. Run it once.
-public struct StackLightService: Service {
-    public let lights: StackLights
-    private let wanted: AsyncStream<StackLight>
-    private let continuation: AsyncStream<StackLight>.Continuation
+/// The buzzer (or the horn relay): each signal's pattern, in order, each cutting the previous
+/// one short.
+public typealias BuzzerService = OutputService<Signal>
 
+extension OutputService where Value == Signal {
+    public init(buzzer: Buzzer) {
+        self.init(keepingNewest: 8, show: { await buzzer.play($0) }, off: { await buzzer.silence() })
+    }
+}
+
+/// The stack light: only the newest light waiting matters.
+public typealias StackLightService = OutputService<StackLight>
+
+extension OutputService where Value == StackLight {
     public init(lights: StackLights) {
-        self.lights = lights
-        (wanted, continuation) = AsyncStream.makeStream(of: StackLight.self, bufferingPolicy: .bufferingNewest(1))
-    }
-
-    /// Queues `light` for the lamps and returns at once.
-    public func post(_ light: StackLight) {
-        continuation.yield(light)
-    }
-
-    public func run() async {
-        for await light in wanted.cancelOnGracefulShutdown() {
-            await lights.show(light)
-        }
-        await lights.release()
+        self.init(keepingNewest: 1, show: { await lights.show($0) }, off: { await lights.release() })
     }
 }
