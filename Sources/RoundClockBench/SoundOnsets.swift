@@ -33,7 +33,8 @@ public struct SoundOnsetBench: Sendable {
     public func run() throws(SystemError) -> String {
         let onsets = try record()
         let signals = try Self.signals(inFramesFile: framesFile)
-        return Self.report(name: name, onsets: onsets, signals: signals) + "\n" + Self.details(onsets: onsets, signals: signals)
+        return [Self.report(name: name, onsets: onsets, signals: signals), Self.groups(onsets: onsets, signals: signals),
+                Self.details(onsets: onsets, signals: signals)].joined(separator: "\n")
     }
 
     /// The onsets heard in `seconds` of capture, in CLOCK_MONOTONIC nanoseconds.
@@ -89,42 +90,66 @@ public struct SoundOnsetBench: Sendable {
         return onsets
     }
 
-    /// The signals of a frames file (`{"t": ..., "signal": ...}` lines), as (nanoseconds, name).
-    public static func signals(inFramesFile path: String) throws(SystemError) -> [(Int64, String)] {
+    /// A signal line of a frames file: its instant in nanoseconds, its name, and whether the
+    /// clock announced it ahead (a press's signal says `"ahead": false`).
+    public struct FramesSignal: Sendable, Equatable {
+        public var nanoseconds: Int64
+        public var name: String
+        public var ahead = true
+    }
+
+    /// The signals of a frames file (`{"t": ..., "signal": ...}` lines).
+    public static func signals(inFramesFile path: String) throws(SystemError) -> [FramesSignal] {
         let text = try SmallFiles.readText(path)
-        var out: [(Int64, String)] = []
+        var out: [FramesSignal] = []
         let parser = JSONParser()
         for line in text.split(separator: "\n") where line.contains("\"signal\"") {
             guard let value = try? parser.parse(String(line)), let signal = value["signal"]?.string,
                   case .number(let t)? = value["t"], let seconds = Double(t) else { continue }
-            out.append((Int64((seconds * 1e9).rounded()), signal))
+            let ahead = if case .bool(false)? = value["ahead"] { false } else { true }
+            out.append(FramesSignal(nanoseconds: Int64((seconds * 1e9).rounded()), name: signal, ahead: ahead))
         }
         return out
     }
 
     /// Each signal's onset: the first one from 100 ms before to 1 s after it (an `aplay`
     /// started at the change can take most of that).
-    public static func offsets(onsets: [Int64], signals: [(Int64, String)]) -> [Double?] {
-        signals.map { at, _ in
-            onsets.first { $0 >= at - 100_000_000 && $0 < at + 1_000_000_000 }.map { Double($0 - at) / 1e6 }
+    public static func offsets(onsets: [Int64], signals: [FramesSignal]) -> [Double?] {
+        signals.map { signal in
+            let at = signal.nanoseconds
+            return onsets.first { $0 >= at - 100_000_000 && $0 < at + 1_000_000_000 }.map { Double($0 - at) / 1e6 }
         }
     }
 
     /// One line per signal: its `t`, its name and onset − change (or `not heard`).
-    public static func details(onsets: [Int64], signals: [(Int64, String)]) -> String {
+    public static func details(onsets: [Int64], signals: [FramesSignal]) -> String {
         zip(signals, offsets(onsets: onsets, signals: signals)).map { signal, offset in
-            "  t \(fixed(Double(signal.0) / 1e9, 3)) \(signal.1): " + (offset.map { "\(fixed($0, 2)) ms" } ?? "not heard")
+            "  t \(fixed(Double(signal.nanoseconds) / 1e9, 3)) \(signal.name)\(signal.ahead ? "" : " (after a press)"): "
+                + (offset.map { "\(fixed($0, 2)) ms" } ?? "not heard")
         }.joined(separator: "\n")
     }
 
     /// The summary line: how many signals were heard, |onset − change| and its sign.
-    public static func report(name: String, onsets: [Int64], signals: [(Int64, String)]) -> String {
-        let offsets = Self.offsets(onsets: onsets, signals: signals).compactMap { $0 }
-        let missed = signals.count - offsets.count
+    public static func report(name: String, onsets: [Int64], signals: [FramesSignal]) -> String {
+        "sound onsets (\(name)): " + summary(offsets(onsets: onsets, signals: signals), onsets: onsets.count)
+    }
+
+    /// The same apart for the signals announced ahead (on the program's boundaries) and those
+    /// a press brought (a START, a skip), whose sound can only start once the press is seen.
+    public static func groups(onsets: [Int64], signals: [FramesSignal]) -> String {
+        let offsets = Self.offsets(onsets: onsets, signals: signals)
+        return [(true, "announced ahead"), (false, "after a press")].compactMap { ahead, label in
+            let group = zip(signals, offsets).filter { $0.0.ahead == ahead }.map(\.1)
+            return group.isEmpty ? nil : "  \(label): " + summary(group, onsets: onsets.count)
+        }.joined(separator: "\n")
+    }
+
+    private static func summary(_ matched: [Double?], onsets: Int) -> String {
+        let offsets = matched.compactMap { $0 }
         guard let spread = LatencySummary(offsets.map(abs)), let signed = LatencySummary(offsets) else {
-            return "sound onsets (\(name)): \(signals.count) signals, none heard (\(onsets.count) onsets)"
+            return "\(matched.count) signals, none heard (\(onsets) onsets)"
         }
-        return "sound onsets (\(name)): \(offsets.count) of \(signals.count) signals heard, \(missed) missed; "
+        return "\(offsets.count) of \(matched.count) signals heard, \(matched.count - offsets.count) missed; "
             + "|onset - change| p50 \(fixed(spread.p50, 2)) ms, p99 \(fixed(spread.p99, 2)) ms, max \(fixed(spread.max, 2)) ms; "
             + "onset - change median \(fixed(signed.p50, 2)) ms"
     }

@@ -12,7 +12,10 @@ import Synchronization
 ///     {"t": 12.000, "panel": "time", "text": " 2:58", "phase": "work", "round": 1, "rounds": 12, "state": "running",
 ///      "ram": "<32 hex digits>", "brightness": 15, "blink": "off"}
 ///     {"t": 180.000, "signal": "warning"}
+///     {"t": 201.370, "signal": "end", "ahead": false}
 ///
+/// A signal the loop could not announce ahead (one a press brought: a skip, a START) says so
+/// with `"ahead": false`.
 /// (one line each). `text`, `ram`, `brightness` and `blink` are what the chip holds
 /// after the commit; `text` is decoded from that RAM. With a worker (`write(on:)`, `run`), the
 /// render loop only formats the lines; the worker writes them, so a slow disk never holds
@@ -54,9 +57,10 @@ public final class FramesRecorder: DisplayObserver {
     }
 
     public func occurred(_ occurrence: LoopOccurrence, at since: Duration) {
-        guard case .signal(let signal) = occurrence else { return }
+        guard case .signal(let signal, let ahead) = occurrence else { return }
         let t = since + origin.withLock { $0 }
-        write("{\"t\": \(t.formattedSeconds(decimals: decimals)), \"signal\": \"\(signal.rawValue)\"}\n")
+        let unannounced = ahead ? "" : ", \"ahead\": false"
+        write("{\"t\": \(t.formattedSeconds(decimals: decimals)), \"signal\": \"\(signal.rawValue)\"\(unannounced)}\n")
     }
 
     /// From now on the lines are written on `worker` (set before the loop runs).

@@ -21,7 +21,9 @@ extension DisplayObserver {
 
 /// A signal, an action, or a display failure, as reported to observers.
 public enum LoopOccurrence: Sendable, Hashable {
-    case signal(Signal)
+    /// A signal; `ahead` when the loop announced it (`LoopEvent.signals`) before it fired, so
+    /// a speaker could place its sound on the instant; not for one a press brought (a skip).
+    case signal(Signal, ahead: Bool)
     case action(Action)
     case display(DisplayEvent)
 }
@@ -191,7 +193,9 @@ public struct RenderLoop<C: Clock>: Sendable where C.Duration == Duration, C.Ins
             var changed = false
             for occurrence in occurrences {
                 switch occurrence {
-                case .signal(let signal, _): observer.occurred(.signal(signal), at: reportAt)
+                case .signal(let signal, let at):
+                    let ahead = announced.contains { $0.signal == signal && $0.at == at }
+                    observer.occurred(.signal(signal, ahead: ahead), at: reportAt)
                 case .action(let action, _): observer.occurred(.action(action), at: reportAt); changed = true
                 }
             }

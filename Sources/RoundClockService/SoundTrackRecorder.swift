@@ -30,7 +30,7 @@ public final class SoundTrackRecorder: DisplayObserver {
     public func committed(_ face: Face, panels: [PanelReadout], status: Status, at: Duration) {}
 
     public func occurred(_ occurrence: LoopOccurrence, at since: Duration) {
-        guard case .signal(let signal) = occurrence, let (cue, pcm) = sounds[signal] else { return }
+        guard case .signal(let signal, _) = occurrence, let (cue, pcm) = sounds[signal] else { return }
         track.withLock { track in
             for onset in cue.onsets {
                 track.place(pcm, atNanoseconds: Self.nanoseconds(since + onset))

@@ -21,7 +21,7 @@ public final class StackLightObserver: DisplayObserver {
     }
 
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
-        guard case .signal(.warning) = occurrence,
+        guard case .signal(.warning, _) = occurrence,
               var status = state.withLock({ $0.status }), status.phase == .work, status.state == .running else { return }
         status.warning = true
         follow(status)

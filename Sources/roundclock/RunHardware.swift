@@ -44,6 +44,6 @@ struct BuzzerObserver: DisplayObserver {
     let play: @Sendable (Signal) -> Void
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {}
     func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
-        if case .signal(let signal) = occurrence { play(signal) }
+        if case .signal(let signal, _) = occurrence { play(signal) }
     }
 }

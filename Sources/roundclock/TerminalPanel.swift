@@ -53,7 +53,7 @@ final class TerminalPanel: DisplayObserver {
 
     func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
         switch occurrence {
-        case .signal(let signal): state.withLock { $0.signal = "buzzer: \(signal.rawValue)" }
+        case .signal(let signal, _): state.withLock { $0.signal = "buzzer: \(signal.rawValue)" }
         case .action(let action): state.withLock { $0.signal = "button: \(action)" }
         case .display(let event): state.withLock { $0.signal = "\(event)" }
         }

@@ -41,7 +41,7 @@ import Testing
         let running = Status(state: .running, phase: .prep, round: 0, rounds: 12)
         events.committed(face, panels: [], status: running, at: .zero)
         events.occurred(.action(.start), at: .zero)
-        events.occurred(.signal(.prepTick), at: .seconds(7))
+        events.occurred(.signal(.prepTick, ahead: true), at: .seconds(7))
         events.occurred(.display(.offline(.time, "i2c-1 0x70: write block @0x00 (1 bytes) failed: EREMOTEIO (121)")), at: .seconds(8))
         events.occurred(.display(.online(.time)), at: .milliseconds(11_500))
         events.committed(face, panels: [], status: running, at: .seconds(12))

@@ -15,7 +15,7 @@ final class Recorder: DisplayObserver {
     var frames: [Entry] { state.withLock { $0.frames } }
     var occurrences: [(Duration, LoopOccurrence)] { state.withLock { $0.occurrences } }
     var signals: [(Duration, Signal)] {
-        occurrences.compactMap { if case .signal(let s) = $0.1 { ($0.0, s) } else { nil } }
+        occurrences.compactMap { if case .signal(let s, _) = $0.1 { ($0.0, s) } else { nil } }
     }
     func committed(_ face: Face, panels: [PanelReadout], status: Status, at t: Duration) {
         state.withLock { $0.frames.append(Entry(t: t, face: face, panels: panels, status: status)) }
@@ -84,6 +84,19 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let next = try #require(frames.first { $0.t > .milliseconds(40_250) })
         #expect(next.t == .milliseconds(40_750) && next.face.time.text == " 0:09")
         #expect(frames.last?.t == .milliseconds(249_750), "finish moved by the 9.75 s pause")
+    }
+
+    @Test func signalsOnTheProgramsBoundariesWereAnnouncedAheadAndASkipsWasNot() async throws {
+        let recorder = Recorder()
+        // paused 30.5-40.25 s, then MODE held from 50 s: a skip at 52 s (a 2 s hold), in round 2
+        let script = try ScriptedPress.parseList("30.5:stop,40.25:start,50:mode:2.5")
+        let (loop, controller) = virtualLoop(Presets.tabata, script: script, recorder: recorder)
+        await loop.run(controller)
+        let signals = recorder.occurrences.compactMap { t, occurrence -> (Duration, Bool)? in
+            if case .signal(_, let ahead) = occurrence { (t, ahead) } else { nil }
+        }
+        #expect(signals.filter { !$0.1 }.map(\.0) == [.seconds(52)], "only the skip's signal came unannounced")
+        #expect(signals.count >= 18, "every boundary of the program, the resumed ones included")
     }
 
     @Test func aVanishedPanelIsRetriedWithBackoffAndFullyReinitialised() async throws {

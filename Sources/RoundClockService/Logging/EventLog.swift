@@ -22,7 +22,7 @@ public final class EventLog: DisplayObserver {
         switch occurrence {
         case .action(let action):
             logger.info("\(Self.line(for: action, status: status.withLock { $0 }))")
-        case .signal(let signal):
+        case .signal(let signal, _):
             logger.debug("signal \(signal.rawValue)")
         case .display(let event):
             switch event {
