@@ -10,7 +10,8 @@ public struct StreamMixer: Sendable {
     /// How many rendered frames `rewind` may take back: voices are kept this long after
     /// they end.
     public let retained: Int64
-    private var voices: [(start: Int64, pcm: PCM)] = []
+    /// Each sound placed, with the key of the scheduled sound it plays (nil for none).
+    private var voices: [(key: ScheduledSound.Key?, start: Int64, pcm: PCM)] = []
 
     public init(rate: Int, channels: Int, volume: Int = 100, retained: Int = 0) {
         self.rate = rate
@@ -19,20 +20,21 @@ public struct StreamMixer: Sendable {
         self.retained = Int64(retained)
     }
 
-    /// The frame after the last sound placed since the start: from there on, silence.
+    /// The frame after the last sound still placed: from there on, silence.
     public private(set) var soundEnd: Int64 = 0
 
     /// No sound is playing or waiting: the next blocks are silent.
     public var isSilent: Bool { written >= soundEnd }
 
     /// Adds `sound` (converted to the stream's rate and channels) at `frame`, or at the next
-    /// block if that frame was already rendered. Returns the frame it starts at.
+    /// block if that frame was already rendered; `key` names it for `remove`. Returns the
+    /// frame it starts at.
     @discardableResult
-    public mutating func place(_ sound: PCM, atFrame frame: Int64) -> Int64 {
+    public mutating func place(_ sound: PCM, atFrame frame: Int64, key: ScheduledSound.Key? = nil) -> Int64 {
         let pcm = sound.rate == rate && sound.channels == channels ? sound : sound.converted(rate: rate, channels: channels)
         let start = max(frame, written)
         if pcm.frames > 0 {
-            voices.append((start, pcm))
+            voices.append((key, start, pcm))
             soundEnd = max(soundEnd, start + Int64(pcm.frames))
         }
         return start
@@ -69,6 +71,26 @@ public struct StreamMixer: Sendable {
     /// again with a sound placed since: the device took back as many.
     public mutating func rewind(frames: Int) {
         written -= Int64(min(Int64(frames), retained))
+    }
+
+    /// The earliest frame a sound of `keys` starts on among the frames already rendered: to
+    /// remove it, the stream is rewound to there.
+    public func renderedStart(of keys: Set<ScheduledSound.Key>) -> Int64? {
+        voices.filter { $0.start < written && $0.key.map(keys.contains) == true }.map(\.start).min()
+    }
+
+    /// Removes the sounds of `keys` that start on a frame not rendered yet (or taken back);
+    /// one already started stays whole. Returns the keys removed.
+    public mutating func remove(_ keys: Set<ScheduledSound.Key>) -> Set<ScheduledSound.Key> {
+        var removed: Set<ScheduledSound.Key> = []
+        voices.removeAll { voice in
+            guard let key = voice.key, keys.contains(key), voice.start >= written else { return false }
+            removed.insert(key)
+            return true
+        }
+        // The voices dropped after they ended lie before `written`: only the kept ones count.
+        if !removed.isEmpty { soundEnd = voices.map { $0.start + Int64($0.pcm.frames) }.max() ?? 0 }
+        return removed
     }
 
     /// Forgets every sound and starts counting frames again (a new stream).

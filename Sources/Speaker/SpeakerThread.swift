@@ -154,17 +154,17 @@ struct SpeakerThread {
             let stream = StreamClock(written: mixer.written, queued: Int64(playback.buffer - position.free),
                                      at: position.nanoseconds, rate: playback.rate)
             clock = stream
-            // A sound due in frames already queued (one reported late: a skip, a press) takes
-            // them back, all but two periods ahead of the device, and is mixed into them again.
-            var back = 0
-            if let earliest = plan.earliestFrame(clock: stream, before: mixer.written + Int64(free)), earliest < mixer.written {
-                back = try playback.rewind(upTo: Int(mixer.written - earliest), margin: 2 * playback.period)
-                mixer.rewind(frames: back)
-                free += back
+            // A sound due in frames already queued (one reported late: a skip, a press), or one
+            // queued and then taken back by an announcement (a pause), takes those frames back,
+            // all but two periods ahead of the device, and they are mixed again.
+            let placement = try plan.place(into: &mixer, clock: stream, before: mixer.written + Int64(free)) {
+                (frames: Int) throws(SystemError) -> Int in
+                try playback.rewind(upTo: frames, margin: 2 * playback.period)
             }
-            let late = plan.place(into: &mixer, clock: stream, before: mixer.written + Int64(free)).max() ?? 0
+            free += placement.tookBack
+            let late = placement.late.max() ?? 0
             if late > Int64(2 * playback.period) {
-                onEvent(.late(milliseconds: Int(late * 1_000 / Int64(playback.rate)), tookBack: back))
+                onEvent(.late(milliseconds: Int(late * 1_000 / Int64(playback.rate)), tookBack: placement.tookBack))
             }
             plan.forget(before: now - 30_000_000_000)
         }

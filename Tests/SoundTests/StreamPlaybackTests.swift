@@ -56,6 +56,38 @@ import Testing
         #expect(mixer.isSilent)
     }
 
+    @Test func aRemovedSoundIsRenderedAgainAsSilenceAfterARewind() {
+        var mixer = StreamMixer(rate: 48_000, channels: 1, retained: 10)
+        let key = ScheduledSound.Key(id: 1, nanoseconds: 0)
+        mixer.place(click, atFrame: 4, key: key)
+        #expect(mixer.render(frames: 6) == [0, 0, 0, 0, 1_000, 2_000])
+        #expect(mixer.remove([key]).isEmpty, "its first frames are rendered: it stays")
+        #expect(mixer.renderedStart(of: [key]) == 4)
+        mixer.rewind(frames: 2)
+        #expect(mixer.remove([key]) == [key])
+        #expect(mixer.render(frames: 5) == [0, 0, 0, 0, 0])
+        #expect(mixer.isSilent)
+    }
+
+    @Test func soundEndFollowsARemoval() {
+        var mixer = StreamMixer(rate: 48_000, channels: 1)
+        let early = ScheduledSound.Key(id: 1, nanoseconds: 0), late = ScheduledSound.Key(id: 2, nanoseconds: 0)
+        mixer.place(click, atFrame: 2, key: early)
+        mixer.place(click, atFrame: 6)
+        mixer.place(click, atFrame: 10, key: late)
+        #expect(mixer.soundEnd == 13)
+        #expect(mixer.remove([late, ScheduledSound.Key(id: 3, nanoseconds: 0)]) == [late])
+        #expect(mixer.soundEnd == 9, "the unnamed sound's end")
+        #expect(mixer.remove([early]) == [early])
+        #expect(mixer.soundEnd == 9)
+        #expect(mixer.render(frames: 12) == [0, 0, 0, 0, 0, 0, 1_000, 2_000, 3_000, 0, 0, 0])
+        #expect(mixer.isSilent)
+        var alone = StreamMixer(rate: 48_000, channels: 1)
+        alone.place(click, atFrame: 2, key: early)
+        #expect(alone.remove([early]) == [early])
+        #expect(alone.soundEnd == 0 && alone.isSilent)
+    }
+
     @Test func volumeScalesAndOverlapsClip() {
         var mixer = StreamMixer(rate: 48_000, channels: 2, volume: 50)
         mixer.place(PCM(rate: 48_000, channels: 1, samples: [30_000, -30_000]), atFrame: 0)
@@ -74,19 +106,22 @@ import Testing
     /// A 1 kHz stream whose frame 0 plays at t = 100 s.
     let clock = StreamClock(frame: 0, nanoseconds: 100_000_000_000, rate: 1_000)
 
+    /// A device that takes nothing back.
+    let noRewind: (Int) -> Int = { _ in 0 }
+
     func at(_ milliseconds: Int64) -> Int64 { 100_000_000_000 + milliseconds * 1_000_000 }
 
     @Test func aSoundAnnouncedAheadIsPlacedOnItsFrameOnce() {
         var plan = PlaybackPlan()
         var mixer = StreamMixer(rate: 1_000, channels: 1)
         plan.announce([ScheduledSound(id: 1, nanoseconds: at(25), pcm: bell)])
-        #expect(plan.place(into: &mixer, clock: clock, before: 20).isEmpty, "not in this block yet")
+        #expect(plan.place(into: &mixer, clock: clock, before: 20, rewind: noRewind).late.isEmpty, "not in this block yet")
         _ = mixer.render(frames: 20)
-        #expect(plan.place(into: &mixer, clock: clock, before: 40) == [0], "on time")
+        #expect(plan.place(into: &mixer, clock: clock, before: 40, rewind: noRewind).late == [0], "on time")
         // The loop reports it when it is due, and announces it again: played once.
         plan.report([ScheduledSound(id: 1, nanoseconds: at(25), pcm: bell)])
         plan.announce([ScheduledSound(id: 1, nanoseconds: at(25), pcm: bell)])
-        #expect(plan.place(into: &mixer, clock: clock, before: 40).isEmpty)
+        #expect(plan.place(into: &mixer, clock: clock, before: 40, rewind: noRewind).late.isEmpty)
         #expect(Array(mixer.render(frames: 20)[4...7]) == [0, 7, 8, 9])
     }
 
@@ -96,7 +131,27 @@ import Testing
         plan.announce([ScheduledSound(id: 1, nanoseconds: at(25), pcm: bell)])
         plan.announce([]) // paused
         #expect(plan.nextNanoseconds == nil)
-        #expect(plan.place(into: &mixer, clock: clock, before: 40).isEmpty)
+        #expect(plan.place(into: &mixer, clock: clock, before: 40, rewind: noRewind).late.isEmpty)
+    }
+
+    @Test func onlySoundsPlacedFromAnAnnouncementAndNotDueAreRetracted() {
+        var plan = PlaybackPlan()
+        var mixer = StreamMixer(rate: 1_000, channels: 1)
+        let a = ScheduledSound(id: 1, nanoseconds: at(25), pcm: bell)
+        let b = ScheduledSound(id: 2, nanoseconds: at(500), pcm: bell)
+        let c = ScheduledSound(id: 3, nanoseconds: at(30), pcm: bell)
+        plan.announce([a, b, c])
+        #expect(plan.place(into: &mixer, clock: clock, before: 40, rewind: noRewind).late == [0, 0])
+        plan.announce([b, c])
+        #expect(plan.retracted == [a.key], "b is not placed, c still announced")
+        plan.announce([a, b, c])
+        #expect(plan.retracted.isEmpty, "announced again before it was taken out")
+        plan.report([c])
+        plan.announce([])
+        #expect(plan.retracted == [a.key], "c is due: it stays")
+        #expect(plan.place(into: &mixer, clock: clock, before: 40, rewind: noRewind).late.isEmpty)
+        #expect(plan.retracted.isEmpty)
+        #expect(Array(mixer.render(frames: 40)[24...]) == [0, 0, 0, 0, 0, 0, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0])
     }
 
     @Test func aReportedSoundPlaysAtOnceAndAStaleOneNever() {
@@ -106,7 +161,7 @@ import Testing
         // Due 30 ms ago: starts on the next block, 30 frames late; due 2 s ago: dropped.
         plan.report([ScheduledSound(id: 1, nanoseconds: at(2_970), pcm: bell),
                      ScheduledSound(id: 2, nanoseconds: at(1_000), pcm: bell)])
-        #expect(plan.place(into: &mixer, clock: clock, before: 3_010) == [30])
+        #expect(plan.place(into: &mixer, clock: clock, before: 3_010, rewind: noRewind).late == [30])
         #expect(Array(mixer.render(frames: 3)) == [7, 8, 9])
         #expect(plan.nextNanoseconds == nil)
     }
