@@ -82,8 +82,8 @@ import TestSupport
     }
 
     /// Someone listening and a flood of commands that mean nothing never make a panel flicker:
-    /// in clock mode the time panel changes when the colon is due to, every 0.5 s, never twice
-    /// within a few milliseconds; while paused (the chip blinks by itself) it does not change.
+    /// in clock mode the time panel changes when the colon is due to, every 0.5 s, and never
+    /// in between; while paused (the chip blinks by itself) it does not change.
     @Test func aSubscriberAndAFloodNeverMakeAPanelFlicker() async throws {
         for (program, press) in [("clock", #"{"command": "start"}"#), ("countdown:5:00", #"{"command": "mode"}"#)] {
             let clock = try ControlledClock(["--program", program])
@@ -114,11 +114,10 @@ import TestSupport
             #expect(try await clock.stop() == "exit 0", "\(clock.log)")
             let times = try Self.timePanelInstants(clock.frames)
             if program == "clock" {
-                // After the first picture (the colon may be due to change right after it), one
-                // commit per colon change, 0.5 s apart: never two within 50 ms.
-                let later = times.dropFirst()
-                let gaps = zip(later.dropFirst(), later).map { $0 - $1 }
-                #expect(times.count >= 14 && gaps.allSatisfy { $0 >= 0.05 }, "time panel commits: \(times)")
+                // After the first picture, one commit per colon change, every 0.5 s, and none
+                // between: a busy machine may commit a change late, never an extra one.
+                let span = (times.last ?? 0) - (times.dropFirst().first ?? 0)
+                #expect(times.count >= 14 && times.count <= Int((span / 0.5).rounded()) + 2, "time panel commits: \(times)")
             } else {
                 #expect(times.count == pausedFrom, "no commit while paused: \(times)")
             }
