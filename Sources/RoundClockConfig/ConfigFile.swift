@@ -7,8 +7,11 @@ extension Config {
     public static let reservedNames = Presets.names.map { String($0.prefix { $0 != "[" && $0 != ":" }) }
 
     /// Reads and validates a configuration file; errors name the file and the line or key path.
-    public static func load(_ path: String) throws(ConfigError) -> Config {
-        try parse(try readTextFile(path), file: path)
+    /// Without `readingSoundFiles` (the gateway, which plays nothing and may not read the
+    /// clock's files), `[sound]`'s WAV files are named but not read: their sources hold no
+    /// samples.
+    public static func load(_ path: String, readingSoundFiles: Bool = true) throws(ConfigError) -> Config {
+        try parse(try readTextFile(path), file: path, recorder: nil, readingSoundFiles: readingSoundFiles)
     }
 
     /// Validates configuration text. `file` names it in errors and anchors relative board paths.
@@ -17,7 +20,8 @@ extension Config {
     }
 
     /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
-    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?) throws(ConfigError) -> Config {
+    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?,
+                              readingSoundFiles: Bool = true) throws(ConfigError) -> Config {
         var root = try TOMLReader.parse(text, file: file, recorder: recorder)
         var config = Config.defaults(file: file)
 
@@ -46,7 +50,7 @@ extension Config {
             try table.finish()
         }
         if var table = try root.table("sound") {
-            config.sound = try SoundSettings.read(&table, configFile: file)
+            config.sound = try SoundSettings.read(&table, configFile: file, readingFiles: readingSoundFiles)
         }
         if var table = try root.table("voice") {
             config.voice = try VoiceSettings.read(&table)

@@ -3,9 +3,9 @@ import Sound
 import TOML
 
 extension SoundSettings {
-    /// `[sound]`, every key checked; WAV files are read and parsed here, so a bad one is a
-    /// config error naming the file.
-    static func read(_ table: inout TOMLReader, configFile: String) throws(ConfigError) -> SoundSettings {
+    /// `[sound]`, every key checked; WAV files are read and parsed here (unless not
+    /// `readingFiles`), so a bad one is a config error naming the file.
+    static func read(_ table: inout TOMLReader, configFile: String, readingFiles: Bool = true) throws(ConfigError) -> SoundSettings {
         var sound = SoundSettings()
         if let enabled = try table.bool("enabled") { sound.enabled = enabled }
         if let device = try table.string("device") {
@@ -18,7 +18,7 @@ extension SoundSettings {
             sound.mixer = mixer
         }
         if let rate = try table.int("rate", in: rates) { sound.rate = rate }
-        var files = SoundFiles(configFile: configFile)
+        var files = SoundFiles(configFile: configFile, reading: readingFiles)
         for signal in Signal.allCases {
             guard var cueTable = try table.table(key(signal)) else { continue }
             sound.cues[signal] = try cue(&cueTable, default: defaultCue(signal), files: &files)
@@ -52,9 +52,14 @@ extension SoundSettings {
 /// use it.
 struct SoundFiles {
     let configFile: String
+    /// False: each file's path is resolved, the file left unread (a source without samples).
+    let reading: Bool
     private var read: [String: PCM] = [:]
 
-    init(configFile: String) { self.configFile = configFile }
+    init(configFile: String, reading: Bool = true) {
+        self.configFile = configFile
+        self.reading = reading
+    }
 
     static let choices = "\"bell\", \"horn\", \"beep\", \"tick\", \"none\" or the path of a WAV file"
 
@@ -63,6 +68,7 @@ struct SoundFiles {
     mutating func source(_ value: String, _ table: TOMLReader) throws(ConfigError) -> SoundSource {
         guard !value.isEmpty else { throw table.fail("sound", "empty; use \(Self.choices)") }
         let path = try table.path(value, key: "sound", configFile: configFile)
+        guard reading else { return .file(path: path, pcm: PCM(rate: 48_000, channels: 1, samples: [])) }
         if let pcm = read[path] { return .file(path: path, pcm: pcm) }
         func fail(_ why: String) -> ConfigError { table.fail("sound", "WAV file \(escapedBasicString(path)): \(why)") }
         let bytes: [UInt8]

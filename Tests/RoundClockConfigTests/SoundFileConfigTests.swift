@@ -57,6 +57,20 @@ import TestSupport
                 + "end \(scratch.directory)/stereo.wav, class_start \(scratch.directory)/sounds/gong.wav"))
     }
 
+    @Test func withoutReadingSoundFilesTheirPathsAreKeptAndTheFilesLeftAlone() throws {
+        let scratch = try Scratch()
+        try Data("[remote]\nlisten = \"127.0.0.1:8080\"\n[sound.start]\nsound = \"sounds/private.wav\"\n".utf8)
+            .write(to: URL(fileURLWithPath: scratch.config))
+        // The file is missing (to the gateway, as good as unreadable): the clock refuses it.
+        #expect(throws: ConfigError.self) { try Config.load(scratch.config) }
+        let config = try Config.load(scratch.config, readingSoundFiles: false)
+        #expect(config.sound.cues[.start]?.source.description == scratch.directory + "/sounds/private.wav")
+        #expect(config.remote.listen.description == "127.0.0.1:8080")
+        // What is not a file is still checked.
+        try Data("[sound.start]\nsound = \"\"\n".utf8).write(to: URL(fileURLWithPath: scratch.config))
+        #expect(throws: ConfigError.self) { try Config.load(scratch.config, readingSoundFiles: false) }
+    }
+
     /// The refusal of `sound = "<value>"` in `[sound.start]`, after `sound.start.sound: `.
     func refusal(_ scratch: Scratch, _ value: String) -> String {
         do {

@@ -120,8 +120,9 @@ struct GatewayCommand: AsyncParsableCommand {
 
     private func loadConfig() throws -> Config {
         do {
-            if let config { return try Config.load(config) }
-            if !DurableFiles.isFree(Config.defaultPath) { return try Config.load(Config.defaultPath) }
+            // The clock's sound files are its own: the gateway plays nothing and does not read them.
+            if let config { return try Config.load(config, readingSoundFiles: false) }
+            if !DurableFiles.isFree(Config.defaultPath) { return try Config.load(Config.defaultPath, readingSoundFiles: false) }
             return Config.defaults()
         } catch {
             StandardStream.error.write("error: \(error)\n")

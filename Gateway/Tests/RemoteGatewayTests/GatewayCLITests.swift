@@ -45,6 +45,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/state/pin"), "nothing generated")
     }
 
+    /// The clock's sound files are the clock's: one the gateway's user cannot read (here it is
+    /// missing) does not stop the gateway.
+    @Test func theClocksSoundFilesAreNotTheGatewaysConcern() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "[remote]\npin = \"0042\"\n[sound.start]\nsound = \"/var/lib/roundclock/gong.wav\"\n"
+            .write(toFile: dir + "/config.toml", atomically: true, encoding: .utf8)
+        let run = try await gateway(["--config", dir + "/config.toml", "--state-dir", dir + "/state", "--show-pin"])
+        #expect(run.status == 0 && run.stdout == "0042\n", "\(run.stderr)")
+    }
+
     @Test func damagedPinFileIsOneLineNotACrash() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
