@@ -124,6 +124,7 @@ USB_SPEAKER=0
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
   printf 'SOUND_SECONDS=%q\n' "${SOUND_SECONDS:-64}"
   printf 'SOUND_LOAD=%q\n' "${SOUND_LOAD:-0}"
+  printf 'SOUND_FIFO=%q\n' "${SOUND_FIFO:-0}"
   printf 'USB_SPEAKER=%q\n' "$USB_SPEAKER"
 } > "$SHARE/config.sh"
 

@@ -59,7 +59,10 @@ PY
   log "s: recorders: \"$said1\" \"$said2\""
   # At the default scheduling: under TCG a debug build at SCHED_FIFO (as the unit runs the
   # service) takes the emulated CPUs from the recorders until the kernel throttles it.
-  timeout -k 10 -s TERM $((until + 30)) "$BINARY" run --simulate --config "$dir/config.toml" --program "$program" --events "$events" --until "$until" \
+  # SOUND_FIFO=1 runs it at SCHED_FIFO all the same (a release build, as deployed).
+  local fifo=()
+  [ "${SOUND_FIFO:-0}" = 1 ] && fifo=(chrt -f 10)
+  timeout -k 10 -s TERM $((until + 30)) "${fifo[@]}" "$BINARY" run --simulate --config "$dir/config.toml" --program "$program" --events "$events" --until "$until" \
     --frames "$frames" --frames-clock monotonic > "$dir/run.out" 2>&1 &
   local run=$!
   # the DIY follower: a signal line in the frames file (polled every 5 ms) -> aplay of the
