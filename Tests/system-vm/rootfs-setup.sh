@@ -8,10 +8,11 @@ set -euo pipefail
 ROOT=$1 KDIR=$2 KV=$3
 M=lib/modules/$KV
 
-# modules: what the VM loads, with their dependencies, then depmod
+# modules: what the VM loads, with their dependencies, then depmod (snd-aloop, ALSA's
+# loopback card, for the speaker's check)
 mkdir -p "$ROOT/$M"
 for f in modules.order modules.builtin modules.builtin.modinfo; do cp "$KDIR/$M/$f" "$ROOT/$M/"; done
-for m in i2c-dev i2c-stub i2c-piix4 gpio-sim configfs 9p 9pnet_virtio virtio_blk ext4 virtio_pci virtio_net; do
+for m in i2c-dev i2c-stub i2c-piix4 gpio-sim configfs 9p 9pnet_virtio virtio_blk ext4 virtio_pci virtio_net snd-aloop; do
   modprobe -d "$KDIR" -S "$KV" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r f; do
   rel=${f#"$KDIR"/}

@@ -3,19 +3,24 @@
 # (TCG) on Debian's kernel with i2c-stub and gpio-sim, installs roundclock_*.deb with apt and
 # runs the service's nine checks in the guest, then installs it again with
 # roundclock-gateway_*.deb and drives the phone page in headless Chromium on the host through
-# a hostfwd port (checks 10 and 11); check 12: both packages' man pages render.
+# a hostfwd port (checks 10 and 11); check 12: both packages' man pages render; check 13: the
+# service plays its signals into ALSA's loopback card (snd-aloop), each sound's onset timed
+# against its display change by roundclock-bench sound-onsets in the guest.
 # See README.md here.
 #
 # usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE] [--gateway-deb FILE]
+#                                         [--bench FILE]
 #   --deb FILE          the package to install (default: built with scripts/build-deb.sh)
 #   --upgrade-deb FILE  a higher version of it for check 9 (default: built with
 #                       scripts/build-deb.sh --version <version>+vmupgrade1)
 #   --gateway-deb FILE  the phone remote's package (default: scripts/build-deb.sh --gateway)
+#   --bench FILE        the roundclock-bench that times check 13's sounds (default: the debug
+#                       build, swift build --product roundclock-bench)
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
 #   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
 #   install on the host).
-# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-12, then "system-vm: N passed, M failed,
-# K missing". Exit status 0 only if all twelve passed.
+# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-13, then "system-vm: N passed, M failed,
+# K missing". Exit status 0 only if all thirteen passed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,13 +29,14 @@ KVM_DIR=$REPO/Tests/kernel-vm
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "run-system-vm: error: $*" >&2; exit 2; }
 
-DEB="" UPGRADE_DEB="" GATEWAY_DEB=""
+DEB="" UPGRADE_DEB="" GATEWAY_DEB="" BENCH=""
 while [ $# -gt 0 ]; do
   case $1 in
     --deb) DEB=$(readlink -f "${2:?--deb needs a file}"); shift 2 ;;
     --upgrade-deb) UPGRADE_DEB=$(readlink -f "${2:?--upgrade-deb needs a file}"); shift 2 ;;
     --gateway-deb) GATEWAY_DEB=$(readlink -f "${2:?--gateway-deb needs a file}"); shift 2 ;;
-    -h|--help) sed -n '8,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bench) BENCH=$(readlink -f "${2:?--bench needs a file}"); shift 2 ;;
+    -h|--help) sed -n '10,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
@@ -41,7 +47,7 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 SVM=$CACHE/system-vm
 
-CHECKS=12
+CHECKS=13
 VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, $CHECKS missing"
 . "$KVM_DIR/host-lib.sh"
 
@@ -109,11 +115,22 @@ fi
 [ -f "$GATEWAY_DEB" ] || die "no package $GATEWAY_DEB"
 echo "gateway package $(basename "$GATEWAY_DEB")"
 
+# ---- check 13's recorder: roundclock-bench (not in the package), the debug build ----------
+stage bench
+if [ -z "$BENCH" ]; then
+  (cd "$REPO" && swift build --product roundclock-bench) > "$LOGS/system-vm-build-bench.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-build-bench.log" >&2; die "swift build --product roundclock-bench failed"; }
+  BENCH=$(cd "$REPO" && swift build --show-bin-path)/roundclock-bench
+fi
+[ -x "$BENCH" ] || die "no roundclock-bench at $BENCH"
+echo "bench $BENCH"
+
 # ---- root filesystem: Debian 12 with systemd and the package's dependencies (cached) ----
 stage rootfs
 # both packages' Depends, without version constraints or alternatives (the VM has no network
 # but qemu's user-mode link, restricted to the one forwarded port); avahi-daemon, which the
-# gateway recommends, publishes its service file; man-db for check 12 (man renders the pages)
+# gateway recommends, publishes its service file; man-db for check 12 (man renders the pages);
+# gpiod and i2c-tools bring libgpiod2 and libi2c0, which roundclock-bench needs too (check 13)
 DEPENDS=$( { dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } | tr ',' '\n' |
   sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
 INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,man-db,$DEPENDS"
@@ -149,13 +166,22 @@ stage share
 SHARE=$SVM/share
 rm -rf "$SHARE"; mkdir -p "$SHARE"
 cp "$DEB" "$UPGRADE_DEB" "$GATEWAY_DEB" "$SHARE/"
-cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$HERE/guest/gateway-checks.sh" "$SHARE/"
+cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$HERE/guest/gateway-checks.sh" \
+   "$HERE/guest/sound-checks.sh" "$SHARE/"
+# roundclock-bench with the libraries it finds outside the system's directories (a debug
+# build's Swift runtime, in the toolchain); the guest's Debian 12 has the others
+mkdir -p "$SHARE/bench/lib"
+cp "$BENCH" "$SHARE/bench/roundclock-bench"
+ldd "$BENCH" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | { grep -vE '^/(usr/)?lib(64)?/' || true; } |
+  while read -r lib; do cp -L "$lib" "$SHARE/bench/lib/"; done
+! ldd "$BENCH" | grep 'not found' || die "$BENCH misses libraries on the host"
 {
   printf 'DEB=%q\n' "/mnt/share/$(basename "$DEB")"
   printf 'UPGRADE_DEB=%q\n' "/mnt/share/$(basename "$UPGRADE_DEB")"
   printf 'VERSION=%q\n' "$(dpkg-deb -f "$DEB" Version)"
   printf 'UPGRADE_VERSION=%q\n' "$(dpkg-deb -f "$UPGRADE_DEB" Version)"
   printf 'GATEWAY_DEB=%q\n' "/mnt/share/$(basename "$GATEWAY_DEB")"
+  printf 'BENCH=%q\n' /mnt/share/bench/roundclock-bench
 } > "$SHARE/config.sh"
 # What the panels must show, from the simulator of the very binary in the package: the ready
 # picture and every second of the countdown, as RAM per panel (the guest compares RAM).

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The service's nine checks, the phone remote's two (10 and 11) and the man pages' one
-# (gateway-checks.sh), run by vm-checks.service inside the system VM, as root, under the VM's
-# own systemd. Boot 1: install, checks 1-8 up to the reboot; boot 2: the rest of 8, then 9,
-# 10, 11 and 12. Each check writes "PASS n text" or "FAIL n text" to
-# /mnt/share/results; the details go to /mnt/share/details. See ../README.md.
+# (gateway-checks.sh), and the speaker's (13, sound-checks.sh), run by vm-checks.service
+# inside the system VM, as root, under the VM's own systemd. Boot 1: install, checks 1-8 up
+# to the reboot; boot 2: the rest of 8, then 9, 10, 11, 12 and 13. Each check writes
+# "PASS n text" or "FAIL n text" to /mnt/share/results; the details go to
+# /mnt/share/details. See ../README.md.
 set -u
 SHARE=/mnt/share
-. "$SHARE/config.sh"            # DEB UPGRADE_DEB VERSION UPGRADE_VERSION GATEWAY_DEB
+. "$SHARE/config.sh"            # DEB UPGRADE_DEB VERSION UPGRADE_VERSION GATEWAY_DEB BENCH
 PHASE_FILE=/var/lib/vm-checks/phase
 mkdir -p /var/lib/vm-checks
 RESULTS=$SHARE/results DETAILS=$SHARE/details
@@ -304,6 +305,8 @@ if [ "$PHASE" = 2 ]; then
   # ---- 10, 11. the phone remote: both packages, the page drives the clock; 12. the man pages
   # of both (gateway-checks.sh)
   . "$SHARE/gateway-checks.sh"
+  # ---- 13. the speaker: the service plays into ALSA's loopback card (sound-checks.sh)
+  . "$SHARE/sound-checks.sh"
   echo 9 > "$PHASE_FILE"
 fi
 finish
