@@ -15,7 +15,8 @@
 # Installs: the binary; board files; /etc/roundclock/config.example.toml, and
 # /etc/roundclock/config.toml only if there is none yet; the unit
 # /etc/systemd/system/roundclock.service; a sysusers.d file for the system user
-# `roundclock` in groups i2c and gpio; the man pages roundclock(1) and roundclock.toml(5);
+# `roundclock` in groups i2c, gpio and audio; /etc/modules-load.d/roundclock.conf (ALSA's
+# core at boot); the man pages roundclock(1) and roundclock.toml(5);
 # README.md with docs/. It does not enable or start the
 # service: run `systemctl enable --now roundclock` afterwards.
 set -eu
@@ -73,6 +74,8 @@ for page in "$here"/docs/*.md "$here"/docs/images/*; do
 done
 run install -D -m 0644 "$here/man/roundclock.1" "$destdir$mandir/man1/roundclock.1"
 run install -D -m 0644 "$here/man/roundclock.toml.5" "$destdir$mandir/man5/roundclock.toml.5"
+# ALSA's core at boot (systemd-modules-load reads /etc/modules-load.d)
+run install -D -m 0644 "$here/systemd/roundclock-modules.conf" "$destdir/etc/modules-load.d/roundclock.conf"
 
 unit="$destdir/etc/systemd/system/roundclock.service"
 if $dry; then
@@ -86,7 +89,7 @@ fi
 
 sysusers="$destdir$sysusers_dir/roundclock.conf"
 if $dry; then
-    echo "+ write $sysusers (user roundclock, groups i2c, gpio and roundclock-remote)"
+    echo "+ write $sysusers (user roundclock, groups i2c, gpio, audio and roundclock-remote)"
 else
     install -d "$(dirname "$sysusers")"
     cat > "$sysusers" <<'CONF'
@@ -97,6 +100,7 @@ g roundclock-remote - -
 u roundclock - "RoundClock round clock" /var/lib/roundclock /usr/sbin/nologin
 m roundclock i2c
 m roundclock gpio
+m roundclock audio
 CONF
     chmod 0644 "$sysusers"
 fi

@@ -28,10 +28,10 @@ public enum SmallFiles {
         }
     }
 
-    /// A regular file of at most 64 KiB as UTF-8 (`O_NOFOLLOW` unless `followSymlinks`);
-    /// not UTF-8: `decode`, EILSEQ, reason `not UTF-8 text`.
-    public static func readText(_ path: String, followSymlinks: Bool = true) throws(SystemError) -> String {
-        let bytes = try read(path, limit: textLimit, followSymlinks: followSymlinks)
+    /// A regular file of at most `limit` bytes (64 KiB unless told) as UTF-8 (`O_NOFOLLOW`
+    /// unless `followSymlinks`); not UTF-8: `decode`, EILSEQ, reason `not UTF-8 text`.
+    public static func readText(_ path: String, limit: Int = textLimit, followSymlinks: Bool = true) throws(SystemError) -> String {
+        let bytes = try read(path, limit: limit, followSymlinks: followSymlinks)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw SystemError(path, "decode", errno: .illegalByteSequence, reason: "not UTF-8 text", phrasing: .operationFirst)
         }

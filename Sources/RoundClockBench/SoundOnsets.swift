@@ -98,9 +98,12 @@ public struct SoundOnsetBench: Sendable {
         public var ahead = true
     }
 
+    /// The longest frames file read: a day of real time with three panels is a few MiB.
+    static let framesFileLimit = 64 << 20
+
     /// The signals of a frames file (`{"t": ..., "signal": ...}` lines).
     public static func signals(inFramesFile path: String) throws(SystemError) -> [FramesSignal] {
-        let text = try SmallFiles.readText(path)
+        let text = try SmallFiles.readText(path, limit: framesFileLimit)
         var out: [FramesSignal] = []
         let parser = JSONParser()
         for line in text.split(separator: "\n") where line.contains("\"signal\"") {

@@ -28,6 +28,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         let docs = tree(CheckConfigTests.repository.appendingPathComponent("docs").path).map { "usr/local/share/doc/roundclock/docs/" + $0 }
         #expect(docs.contains("usr/local/share/doc/roundclock/docs/configuration.md"))
         #expect(tree(root) == [
+            "etc/modules-load.d/roundclock.conf",
             "etc/roundclock/config.example.toml",
             "etc/roundclock/config.toml",
             "etc/systemd/system/roundclock.service",
@@ -50,7 +51,10 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
         let unit = try String(contentsOfFile: "\(root)/etc/systemd/system/roundclock.service", encoding: .utf8)
         #expect(unit.contains("\nExecStart=/usr/local/bin/roundclock run --config /etc/roundclock/config.toml\n"))
         let users = try String(contentsOfFile: "\(root)/etc/sysusers.d/roundclock.conf", encoding: .utf8)
-        #expect(users.contains("m roundclock i2c\nm roundclock gpio\n"))
+        #expect(users.contains("m roundclock i2c\nm roundclock gpio\nm roundclock audio\n"))
+        // ALSA's core at boot, so that DeviceAllow=char-alsa finds its group when the unit starts.
+        let modules = try String(contentsOfFile: "\(root)/etc/modules-load.d/roundclock.conf", encoding: .utf8)
+        #expect(modules.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["snd"])
         // The control socket's group, which the unit's SupplementaryGroups= names.
         #expect(users.contains("\ng roundclock-remote - -\n"))
 
@@ -77,6 +81,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
             #expect(process.terminationStatus == 0)
             let groups = try String(contentsOfFile: "\(root)/etc/group", encoding: .utf8)
             #expect(groups.contains(":roundclock\n") && groups.hasPrefix("i2c:x:"))
+            #expect(groups.split(separator: "\n").contains { $0.hasPrefix("audio:x:") && $0.hasSuffix(":roundclock") })
         }
     }
 

@@ -41,7 +41,9 @@ import Testing
     @Test func signalsAreReadFromAFramesFile() throws {
         let path = "/tmp/roundclock-onsets-\(getpid()).jsonl"
         defer { unlink(path) }
-        let text = """
+        // Ten minutes of real time with three panels is well over 64 KiB.
+        let panels = String(repeating: #"{"t": 11.000000, "panel": "time", "text": " 0:06", "state": "running"}"# + "\n", count: 3_000)
+        let text = panels + """
             {"t": 12.000000, "panel": "time", "text": " 0:05", "state": "running"}
             {"t": 12.000250, "signal": "start"}
             {"t": 17.5, "signal": "finish"}

@@ -18,13 +18,14 @@ mkdir -p "$SOUND_DIR"
 sound_journal() { journalctl _SYSTEMD_INVOCATION_ID="$inv" -b --no-pager -o cat "$@"; }
 
 # the service stopped first: its session is dropped, so it comes up ready with the program
-# below, and the sound devices exist before it starts (systemd looks DeviceAllow=char-alsa up
-# in /proc/devices, which lists alsa once the sound modules are loaded)
+# below. systemd looks DeviceAllow=char-alsa up in /proc/devices when the service starts, and
+# that lists alsa only once ALSA's core is loaded: the package's modules-load.d file loads it
+# at boot, done here as a boot does. The card itself (snd-aloop) comes after the start, as a
+# USB speaker plugged in later would.
 timeout 60 systemctl stop "$U"
 rm -f "$STATE"
-timeout 60 modprobe snd-aloop pcm_substreams=2 index=0 id=Loopback 2>> "$DETAILS"; aloop_rc=$?
-timeout 30 udevadm settle
-snd_nodes=$(stat -c '%n %G %a' /dev/snd/pcmC0D0p /dev/snd/pcmC0D1c /dev/snd/controlC0 2>&1 | paste -sd,)
+timeout 60 systemctl restart systemd-modules-load.service 2>> "$DETAILS"
+alsa_group=$(grep -c ' alsa$' /proc/devices)
 sed -i -e "s|^program = .*|program = \"$SOUND_PROGRAM\"|" \
   -e '/^\[sound\]$/,/^\[/ { s/^enabled = false$/enabled = true/; s|^device = .*|device = "hw:Loopback,0,0"| }' "$CONFIG"
 sound_conf=$(awk '/^\[/ { t = $0 } t == "[sound]" && /^(enabled|device) = / { print }' "$CONFIG" | paste -sd' ')
@@ -34,11 +35,14 @@ printf '[Service]\nExecStart=\nExecStart=%s --frames %s --frames-clock monotonic
 timeout 60 systemctl daemon-reload; systemctl reset-failed "$U"
 timeout 90 systemctl start "$U" >> "$DETAILS" 2>&1
 wait_true 60 active
+timeout 60 modprobe snd-aloop pcm_substreams=2 index=0 id=Loopback 2>> "$DETAILS"; aloop_rc=$?
+timeout 30 udevadm settle
+snd_nodes=$(stat -c '%n %G %a' /dev/snd/pcmC0D0p /dev/snd/pcmC0D1c /dev/snd/controlC0 2>&1 | paste -sd,)
 pid=$(prop MainPID) inv=$(prop InvocationID) devices="$(prop DevicePolicy): $(prop DeviceAllow | paste -sd,)"
 sched=$(chrt -p "$pid" 2>&1 | sed -n 's/.*policy: //p; s/.*priority: //p' | paste -sd' ')
 user=$(awk '/^Uid:/ { print $2 }' /proc/"$pid"/status 2>/dev/null) audio_gid=$(getent group audio | cut -d: -f3)
 in_audio=0; awk '/^Groups:/ { $1 = ""; print }' /proc/"$pid"/status 2>/dev/null | grep -qw "$audio_gid" && in_audio=1
-log "13: snd-aloop rc $aloop_rc ($(head -c 200 /proc/asound/cards | tr -s ' \n' ' ')), nodes: $snd_nodes; [sound] $sound_conf; ExecStart=$(prop ExecStart | sed -n 's/.*argv\[\]=\([^;]*\);.*/\1/p'); $(systemctl is-active "$U") pid $pid, uid $user, $sched, in group audio: $in_audio, devices $devices"
+log "13: alsa in /proc/devices before the start: $alsa_group; snd-aloop after it: rc $aloop_rc ($(head -c 200 /proc/asound/cards | tr -s ' \n' ' ')), nodes: $snd_nodes; [sound] $sound_conf; ExecStart=$(prop ExecStart | sed -n 's/.*argv\[\]=\([^;]*\);.*/\1/p'); $(systemctl is-active "$U") pid $pid, uid $user, $sched, in group audio: $in_audio, devices $devices"
 
 # The recorder first (its first line says it records), then START as in check 2; no exec
 # while it records.
@@ -66,8 +70,8 @@ else
 fi
 if [ "$rec_rc" = 0 ] && [ "$total" -ge 10 ] && [ $((4 * heard)) -ge $((3 * total)) ] && [ "$p50" != none ] &&
    [ "$p50" -lt 50 ] && [ -n "$opened" ] && [ -z "$failed" ] && [ "$newpid" = "$pid" ] &&
-   [ "$user" = "$(id -u roundclock)" ] && [[ $sched == SCHED_FIFO* ]] && [ $in_audio = 1 ] && [[ $devices == closed:*char-alsa* ]]; then
-  pass 13 "the installed service (user roundclock, group audio, DeviceAllow=char-alsa, $sched) played '$SOUND_PROGRAM' on hw:Loopback,0,0 ('${opened%% at *}'), no sound errors; ${report#*: }"
+   [ "$user" = "$(id -u roundclock)" ] && [[ $sched == SCHED_FIFO* ]] && [ $in_audio = 1 ] && [[ $devices == closed:*char-alsa* ]] && [ "$alsa_group" = 1 ]; then
+  pass 13 "the installed service (user roundclock, group audio, DeviceAllow=char-alsa, $sched) played '$SOUND_PROGRAM' on hw:Loopback,0,0, a card loaded after it started ('${opened%% at *}'), no sound errors; ${report#*: }"
 else
-  fail 13 "recorder exit $rec_rc; ${report:-no onset report: $(tail -1 "$SOUND_DIR/onsets.err")}; opened line: ${opened:-missing}; errors: ${failed:-none}; MainPID $pid -> $newpid; uid $user, $sched, in group audio: $in_audio, devices $devices (at least 3 in 4 of 10 or more heard, p50 under 50 ms)"
+  fail 13 "recorder exit $rec_rc; ${report:-no onset report: $(tail -1 "$SOUND_DIR/onsets.err")}; opened line: ${opened:-missing}; errors: ${failed:-none}; MainPID $pid -> $newpid; uid $user, $sched, in group audio: $in_audio, devices $devices, alsa in /proc/devices at the start: $alsa_group (at least 3 in 4 of 10 or more heard, p50 under 50 ms)"
 fi
