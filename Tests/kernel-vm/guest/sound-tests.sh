@@ -41,11 +41,14 @@ with wave.open(sys.argv[1], "wb") as w:
 PY
   : > "$frames"
   log "s: recording both loopback ends, then run $program, events $events, until $until s"
-  # Every process has a deadline: none can hold the VM up.
-  timeout -k 10 -s INT $((until + 40)) "$BENCH_BINARY" sound-onsets --device hw:Loopback,1,0 --duration $((until + 3)) --frames "$frames" --name "roundclock" \
+  # Every process has a deadline: none can hold the VM up. The recorders outlast the clock by
+  # far (it starts after them, slowly under TCG): every signal is recorded, and the card's
+  # capture end stays open until the clock has stopped playing (the one time the VM froze,
+  # on an overloaded host, the capture end had closed first).
+  timeout -k 10 -s INT $((until + 60)) "$BENCH_BINARY" sound-onsets --device hw:Loopback,1,0 --duration $((until + 20)) --frames "$frames" --name "roundclock" \
     > "$dir/clock.txt" 2> "$dir/clock.err" &
   local rec1=$!
-  timeout -k 10 -s INT $((until + 40)) "$BENCH_BINARY" sound-onsets --device hw:Loopback,1,1 --duration $((until + 3)) --frames "$frames" \
+  timeout -k 10 -s INT $((until + 60)) "$BENCH_BINARY" sound-onsets --device hw:Loopback,1,1 --duration $((until + 20)) --frames "$frames" \
     --name "aplay when the second changes" > "$dir/diy.txt" 2> "$dir/diy.err" &
   local rec2=$! i
   # both recorders say when they record (bash only: each exec is slow under TCG)
