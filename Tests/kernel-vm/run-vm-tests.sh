@@ -139,17 +139,20 @@ fi
 
 # ---- 6. boot and test ---------------------------------------------------------------------
 stage vm
+# One boot: the console to the terminal and its log, boot-vm.sh's exit status in VMRC.
+boot() {
+  VM_USB_SPEAKER=$USB_SPEAKER "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
+  VMRC=${PIPESTATUS[0]}
+}
 set +e
-VM_USB_SPEAKER=$USB_SPEAKER "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
-VMRC=${PIPESTATUS[0]}
+boot
 # A VM that gave no result at all (qemu killed at its timeout: the emulated machine froze,
 # as TCG on an overloaded host has done once in the sound check) boots once more; a check
 # that failed is never run again, and a second freeze fails.
 if [ "$VMRC" = 125 ]; then
   mv "$LOGS/console-$LIBGPIOD.log" "$LOGS/console-$LIBGPIOD-frozen.log"
   echo "vm: no result from the VM (console: $LOGS/console-$LIBGPIOD-frozen.log); booting it once more"
-  VM_USB_SPEAKER=$USB_SPEAKER "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
-  VMRC=${PIPESTATUS[0]}
+  boot
 fi
 set -e
 stage "done"
