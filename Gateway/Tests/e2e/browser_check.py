@@ -118,21 +118,25 @@ def seconds(shown):
 def live_edits(driver):
     """The round's live edits from the page, on a paused clock so the time holds still:
     −10 s and +10 s move the page's time (what the clock shows) by exactly 10 s, BACK brings
-    the phase back to its start; the clock keeps its round and stays paused."""
+    the round back to its start, and BACK again at once goes to the rest before it; the
+    clock stays paused throughout."""
     driver.find_element(By.ID, "stop").click()
     wait_for(lambda: "paused" in text(driver, "status"), what="paused for the edits")
     status = text(driver, "status")
     before = seconds(panel(driver, "time"))
-    driver.find_element(By.ID, "minus10").click()
-    wait_for(lambda: seconds(panel(driver, "time")) == before - 10, what="−10 s on the time panel")
-    driver.find_element(By.ID, "plus10").click()
-    wait_for(lambda: seconds(panel(driver, "time")) == before, what="+10 s on the time panel")
-    print(f"ok: −10 s then +10 s: {before} s -> {before - 10} s -> {before} s")
+    for button, expected in (("minus10", before - 10), ("minus10", before - 20), ("plus10", before - 10)):
+        driver.find_element(By.ID, button).click()
+        wait_for(lambda: seconds(panel(driver, "time")) == expected, what=f"{button}: {expected} s on the time panel")
+    print(f"ok: −10 s, −10 s, +10 s: {before} s -> {before - 10} s -> {before - 20} s -> {before - 10} s")
     driver.find_element(By.ID, "back").click()
     wait_for(lambda: panel(driver, "time").strip() == "3:00", what="BACK to the round's start")
     assert text(driver, "status") == status, (text(driver, "status"), status)
-    assert text(driver, "error") == "", text(driver, "error")
     print(f"ok: BACK: the round starts again at {panel(driver, 'time').strip()}; still {status!r}")
+    driver.find_element(By.ID, "back").click()
+    wait_for(lambda: text(driver, "status") == "boxing · paused · rest · round 2 of 12", what="BACK again: round 2's rest")
+    assert panel(driver, "time").strip() == "1:00", panel(driver, "time")
+    assert text(driver, "error") == "", text(driver, "error")
+    print(f"ok: BACK again within 3 s: {text(driver, 'status')!r} at {panel(driver, 'time').strip()}")
     driver.find_element(By.ID, "reset").click()
     wait_for(lambda: not driver.find_element(By.ID, "back").is_enabled(), what="the edit buttons off once ready")
 
