@@ -4,7 +4,8 @@ a real `roundclock run --simulate` and `roundclock-gateway` with `[mqtt]`, and
 paho-mqtt as the independent client. Retained state and status, the discovery payloads
 checked against Home Assistant's documented schema with every template rendered by Jinja2,
 commands on `cmd` (live edits too) changing the clock's frames, malformed commands ignored
-with one log line each, broker killed and restarted, gateway stopped and killed (will), a password file, TLS.
+with one log line each, broker killed and restarted, gateway stopped and killed (will), a
+password file, TLS.
 
     python3 Gateway/Tests/e2e/mqtt_check.py
 """

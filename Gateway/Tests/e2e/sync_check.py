@@ -5,7 +5,8 @@
 root, else on loopback. Checks, on the frames files: a START on one member's socket shows
 the same second on every member; STOP and START from others; the broker killed and restarted
 mid-round (with a STOP made while it was away); a member killed and restarted; a member
-started late; an adjust on one member shown by all; malformed and stale group messages ignored with a log line, changing nothing.
+started late; an adjust on one member shown by all; malformed and stale group messages
+ignored with a log line, changing nothing.
 
     python3 Gateway/Tests/e2e/sync_check.py
 """
