@@ -152,6 +152,20 @@ import TestSupport
         #expect(c.face(at: .s(120), wallTime: wall).time.text == " 3:00")
     }
 
+    /// What the render loop announces to the speaker after an action: the next signals move by
+    /// the edit, so the bells still ring on the instants the panels show.
+    @Test func theUpcomingSignalsMoveWithTheEdit() {
+        var c = running()
+        _ = c.advance(to: .s(100))
+        let before = c.upcomingSignals(limit: 3)
+        _ = edit(&c, .adjust(seconds: 10), at: .s(100))
+        let after = c.upcomingSignals(limit: 3)
+        #expect(after.map(\.signal) == before.map(\.signal))
+        #expect(zip(before, after).allSatisfy { $0.at.advanced(by: .seconds(10)) == $1.at })
+        _ = edit(&c, .back, at: .s(100))
+        #expect(c.upcomingSignals(limit: 1).first?.at == before.first?.at.advanced(by: .seconds(90)))
+    }
+
     @Test func editsAreLoggedInWords() {
         #expect([Action.adjust(seconds: 10), .adjust(seconds: -10), .back].map(\.description)
                 == ["adjust +10 s", "adjust -10 s", "back"])
