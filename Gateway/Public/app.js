@@ -61,7 +61,8 @@ function describe(state) {
   if (state.program) { parts.push(state.program); }
   if (state.state) { parts.push(state.state); }
   if (state.phase && state.phase !== state.state) { parts.push(state.phase); }
-  if (state.rounds) { parts.push(`round ${state.round} of ${state.rounds}`); }
+  // Prep comes before round 1: the phase above says "prep", no "round 0 of 12".
+  if (state.rounds && state.phase !== "prep") { parts.push(`round ${state.round} of ${state.rounds}`); }
   return parts.join(" · ");
 }
 
@@ -78,6 +79,8 @@ function applyState(state) {
   }
   picker.disabled = !(state.state === "ready" || state.state === "clock");  // as MODE
   $("start").disabled = state.state === "running";
+  const underway = state.state === "running" || state.state === "paused";  // what the clock edits
+  for (const button of document.querySelectorAll("section.edits button")) { button.disabled = !underway; }
 }
 
 function onLine(text) {
@@ -143,7 +146,9 @@ async function startRemote() {
 
 async function boot() {
   for (const button of document.querySelectorAll("button[data-command]")) {
-    button.addEventListener("click", () => send({ command: button.dataset.command }));
+    const command = { command: button.dataset.command };
+    if (button.dataset.seconds) { command.seconds = Number(button.dataset.seconds); }
+    button.addEventListener("click", () => send(command));
   }
   $("program").addEventListener("change", (event) => send({ command: "program", program: event.target.value }));
   $("login-form").addEventListener("submit", async (event) => {

@@ -14,13 +14,31 @@ public enum ControlCommand: Sendable, Hashable {
     case holdStop
     /// The current phase ends now (the core's `Action.skip`).
     case skip
+    /// The current phase's remaining time changed by `seconds` (negative: taken away),
+    /// within 0 ... the phase's length (the core's `Action.adjust`); only while running or
+    /// paused.
+    case adjust(seconds: Int)
+    /// To the start of the current phase, or the previous one within 3 s of a phase's start
+    /// (the core's `Action.back`); only while running or paused.
+    case back
     /// A program by name (preset or the config's `[programs]`) or a DSL line; like MODE,
     /// only while ready or in clock mode.
     case program(String)
 
     /// The `"command"` words of the button commands, in the order docs/control-protocol.md
     /// lists them.
-    public static let words = ["start", "stop", "reset", "mode", "hold-stop", "skip", "program"]
+    public static let words = ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program"]
+
+    /// The largest `seconds` of an `adjust`, either way (10 minutes).
+    public static let adjustLimit = 600
+
+    /// Whether the command changes a running or paused session only (`adjust`, `back`).
+    public var editsUnderwaySession: Bool {
+        switch self {
+        case .adjust, .back: true
+        default: false
+        }
+    }
 
     public var word: String {
         switch self {
@@ -30,6 +48,8 @@ public enum ControlCommand: Sendable, Hashable {
         case .mode: "mode"
         case .holdStop: "hold-stop"
         case .skip: "skip"
+        case .adjust: "adjust"
+        case .back: "back"
         case .program: "program"
         }
     }
@@ -63,7 +83,12 @@ public enum ControlRequest: Sendable, Hashable {
         guard let members = value.members else { throw ControlError("a request is a JSON object, like {\"command\": \"start\"}") }
         guard let command = value["command"] else { throw ControlError("missing \"command\"") }
         guard let word = command.string else { throw ControlError("\"command\" must be a string") }
-        let allowed = word == "program" ? ["command", "program"] : word == "adopt" ? ["command", "token", "session"] : ["command"]
+        let allowed = switch word {
+        case "program": ["command", "program"]
+        case "adjust": ["command", "seconds"]
+        case "adopt": ["command", "token", "session"]
+        default: ["command"]
+        }
         if let extra = members.first(where: { !allowed.contains($0.key) }) {
             throw ControlError("unknown member \(JSONValue.quoted(extra.key)) for \(JSONValue.quoted(word))")
         }
@@ -74,6 +99,8 @@ public enum ControlRequest: Sendable, Hashable {
         case "mode": return .command(.mode)
         case "hold-stop": return .command(.holdStop)
         case "skip": return .command(.skip)
+        case "adjust": return .command(.adjust(seconds: try adjustSeconds(value["seconds"])))
+        case "back": return .command(.back)
         case "subscribe": return .subscribe
         case "version": return .version
         case "program":
@@ -90,6 +117,17 @@ public enum ControlRequest: Sendable, Hashable {
         }
     }
 
+    /// An `adjust`'s `"seconds"`: a whole number, not 0, within ±`ControlCommand.adjustLimit`.
+    private static func adjustSeconds(_ member: JSONValue?) throws(ControlError) -> Int {
+        let limit = ControlCommand.adjustLimit
+        let rule = "a whole number of seconds from -\(limit) to \(limit), not 0"
+        guard let member else { throw ControlError("\"adjust\" needs a \"seconds\": \(rule)") }
+        guard let seconds = member.int, seconds != 0, (-limit...limit).contains(seconds) else {
+            throw ControlError("\"seconds\" must be \(rule)")
+        }
+        return seconds
+    }
+
     /// Reads the UTF-8 of `text`.
     public static func parse(_ text: String) throws(ControlError) -> ControlRequest {
         try parse(Array(text.utf8))
@@ -99,6 +137,7 @@ public enum ControlRequest: Sendable, Hashable {
     public var line: String {
         var members = [JSONMember("command", .string(word))]
         if case .command(.program(let spec)) = self { members.append(JSONMember("program", .string(spec))) }
+        if case .command(.adjust(let seconds)) = self { members.append(JSONMember("seconds", .int(seconds))) }
         if case .adopt(let token, let session) = self {
             members += [JSONMember("token", .int(token)), JSONMember("session", session.json(withAdopted: false))]
         }

@@ -14,6 +14,11 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
     /// A completed round counted (MODE while an AMRAP's work phase runs; the round panel
     /// shows the count).
     case countRound
+    /// The current phase's remaining time changed by `seconds` (the remote's `adjust`).
+    case adjust(seconds: Int)
+    /// To the start of the current phase, or the previous one just after a phase started
+    /// (the remote's `back`).
+    case back
     case program(String)
     /// The session replaced by another clock's (the control socket's `adopt`);
     /// the text says which and how it was mapped, for the log line.
@@ -27,6 +32,8 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
         case .reset: "reset"
         case .skip: "skip"
         case .countRound: "round counted"
+        case .adjust(let seconds): "adjust \(seconds > 0 ? "+" : "")\(seconds) s"
+        case .back: "back"
         case .program(let name): "program \(name)"
         case .adopt(let note): "adopt \(note)"
         }
@@ -146,6 +153,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var out = advance(to: now)
         let state = session.state(at: now)
         var changed: Bool
+        // A skip, or an adjust that took the phase's whole remaining time: the end's signals sound.
+        var endsPhase = action == .skip
         switch action {
         case .start, .restart:
             changed = session.start(at: now)
@@ -161,6 +170,14 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         case .skip:
             changed = session.skipPhase(at: now)
             if changed { signalCursor = program.firstSignalIndex(atOrAfter: session.elapsed(at: now)) }
+        case .adjust(let seconds):
+            let phaseEnd = session.snapshot(at: now).flatMap { program.end(ofPhase: $0.phaseIndex) }
+            changed = session.adjust(by: .seconds(seconds), at: now)
+            endsPhase = changed && session.elapsed(at: now) == phaseEnd
+            if changed { aimSignals(at: now, endedPhase: endsPhase) }
+        case .back:
+            changed = session.back(at: now)
+            if changed { aimSignals(at: now, endedPhase: false) }
         case .countRound:
             changed = program.countsRounds && session.state(at: now) == .running
                 && session.snapshot(at: now)?.phase.kind == .work
@@ -177,10 +194,18 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             lastActivity = now
             let logged: Action = action == .start ? (state == .paused ? .resume : state == .finished ? .restart : .start) : action
             out.append(.action(logged, at: now))
-            if action == .skip, state == .paused { out += signalsOfPausedSkip(at: now) }
+            if endsPhase, state == .paused { out += signalsOfPausedSkip(at: now) }
             out += advance(to: now)
         }
         return out
+    }
+
+    /// The next signal after a live edit (`adjust`, `back`): an adjust that ended its phase
+    /// fires that end's signals, as a skip does; any other edit fires none at the instant it
+    /// lands on (a phase's start signal is not sounded again).
+    private mutating func aimSignals(at now: Instant, endedPhase: Bool) {
+        let elapsed = session.elapsed(at: now)
+        signalCursor = program.firstSignalIndex(atOrAfter: endedPhase ? elapsed : elapsed + .nanoseconds(1))
     }
 
     /// The signals of the boundary a paused skip landed on: a paused session has no anchor to

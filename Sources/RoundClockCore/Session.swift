@@ -108,6 +108,47 @@ public struct Session<Instant: InstantProtocol>: Sendable, Hashable where Instan
         return true
     }
 
+    /// Gives the current phase `change` more remaining time (a negative one takes time away),
+    /// clamped so the remaining time stays within 0 ... the phase's length: adding at most
+    /// brings the phase back to its start, taking at most ends it. A count-up phase shows the
+    /// same move as its elapsed time going the other way; an open-ended one has no upper bound
+    /// but the session's limit. Only while running or paused; a running session re-anchors.
+    @discardableResult
+    public mutating func adjust(by change: Duration, at now: Instant) -> Bool {
+        guard isUnderway(at: now) else { return false }
+        let elapsed = elapsed(at: now)
+        let index = program.phaseIndex(atElapsed: elapsed)
+        let end = program.end(ofPhase: index) ?? TimeLimits.maximumElapsed
+        let target = min(max(elapsed - change, program.starts[index]), end)
+        return move(to: target, from: elapsed, at: now)
+    }
+
+    /// Back to the start of the current phase, or of the previous one when the current phase
+    /// started less than `grace` of running time ago (the first phase: its own start).
+    /// Only while running or paused; a running session re-anchors and keeps running.
+    @discardableResult
+    public mutating func back(at now: Instant, grace: Duration = .seconds(3)) -> Bool {
+        guard isUnderway(at: now) else { return false }
+        let elapsed = elapsed(at: now)
+        let index = program.phaseIndex(atElapsed: elapsed)
+        let justStarted = elapsed - program.starts[index] < grace && index > 0
+        return move(to: program.starts[justStarted ? index - 1 : index], from: elapsed, at: now)
+    }
+
+    /// Whether the session is running or paused (in a program with phases).
+    private func isUnderway(at now: Instant) -> Bool {
+        let state = state(at: now)
+        return program.kind == .intervals && (state == .running || state == .paused)
+    }
+
+    /// Sets the running time to `target`; a running session re-anchors at `now`.
+    private mutating func move(to target: Duration, from elapsed: Duration, at now: Instant) -> Bool {
+        guard target != elapsed else { return false }
+        elapsedBefore = target
+        if anchor != nil { anchor = now }
+        return true
+    }
+
     // MARK: Derived view
 
     /// The derived view at `now`; `nil` for the wall-clock program, which has no phases.

@@ -38,7 +38,7 @@ extension Controller {
     /// Applies one input: a button edge as it is, a command as its button does it
     /// (docs/buttons-and-panels.md): `start`, `stop` and `mode` are a press and a release of their
     /// button, `hold-stop` a long press of STOP; `reset` and `skip` are the actions a held
-    /// STOP and a held MODE carry out; `program`, like MODE, only while ready or in clock mode.
+    /// STOP and a held MODE carry out; `adjust` and `back` the live edits; `program`, like MODE, only while ready or in clock mode.
     public mutating func apply(_ input: LoopInput<Instant>) -> [Occurrence<Instant>] {
         switch input {
         case .button(let event): return handle(event)
@@ -53,13 +53,15 @@ extension Controller {
         case .stop: return click(.stop, at: arrived)
         case .mode: return click(.mode, at: arrived)
         case .holdStop: return hold(.stop, at: arrived)
-        case .reset, .skip, .program:
+        case .reset, .skip, .adjust, .back, .program:
             // Never before what the controller has already processed (as `handle` does).
             let out = advance(to: arrived)
             let now = processedUntil ?? arrived
             switch command {
             case .reset: return out + perform(.reset, at: now)
             case .skip: return out + perform(.skip, at: now)
+            case .adjust(let seconds): return out + perform(.adjust(seconds: seconds), at: now)
+            case .back: return out + perform(.back, at: now)
             case .program(let spec):
                 guard program.kind == .wallClock || session.state(at: now) == .ready else { return out }
                 return out + perform(.program(spec), at: now)

@@ -9,7 +9,8 @@ public struct MalformedRequests {
     public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     static let valid = [#"{"command": "start"}"#, #"{"command": "subscribe"}"#, #"{"command": "program", "program": "tabata"}"#,
-                        #"{"command":"hold-stop"}"#, #" { "command" : "reset" } "#]
+                        #"{"command":"hold-stop"}"#, #" { "command" : "reset" } "#, #"{"command": "adjust", "seconds": -10}"#,
+                        #"{"command": "back"}"#]
     static let badUTF8: [[UInt8]] = [[0xFF], [0xFE], [0xC0, 0xAF], [0xC1, 0xBF], [0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80],
                                      [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x80, 0xAF]]
     static let wrongShapes = [
@@ -19,6 +20,9 @@ public struct MalformedRequests {
         #"{"command": "start", "command": "stop"}"#, #"{"command": "\ud800"}"#, #"{"command": "\udc00x"}"#, #"{"command": "st\art"}"#,
         #"{"command": "start",}"#, #"{"command": 'start'}"#, #"{command: "start"}"#, #"{"command": "start"} x"#, "",
         #"{"command": 01}"#, #"{"command": -}"#, #"{"command": 1.}"#, #"{"command": NaN}"#,
+        #"{"command": "adjust"}"#, #"{"command": "adjust", "seconds": 0}"#, #"{"command": "adjust", "seconds": 601}"#,
+        #"{"command": "adjust", "seconds": 2.5}"#, #"{"command": "adjust", "seconds": "10"}"#, #"{"command": "adjust", "seconds": -0}"#,
+        #"{"command": "back", "seconds": 10}"#, #"{"command": "adjust", "seconds": 10, "seconds": 20}"#,
     ]
 
     /// The next malformed line.
@@ -35,7 +39,7 @@ public struct MalformedRequests {
         case 2:  // an unknown command
             let letters = Array("abcdefghijklmnopqrstuvwxyz-".utf8)
             var word = (0..<(1 + rng.next() % 12)).map { _ in rng.pick(letters) }
-            if ["start", "stop", "reset", "mode", "hold-stop", "skip", "program", "subscribe", "version", "adopt"].contains(String(decoding: word, as: UTF8.self)) {
+            if ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt"].contains(String(decoding: word, as: UTF8.self)) {
                 word.append(UInt8(ascii: "x"))
             }
             return Array(#"{"command": ""#.utf8) + word + Array(#""}"#.utf8)

@@ -11,6 +11,9 @@ import Testing
             (#"{"command": "hold-stop"}"#, .command(.holdStop)), (#"{"command": "skip"}"#, .command(.skip)),
             (#"{"command": "program", "program": "tabata"}"#, .command(.program("tabata"))),
             (#"{"program": "10 x 0:45/0:15", "command": "program"}"#, .command(.program("10 x 0:45/0:15"))),
+            (#"{"command": "adjust", "seconds": 10}"#, .command(.adjust(seconds: 10))),
+            (#"{"seconds": -600, "command": "adjust"}"#, .command(.adjust(seconds: -600))),
+            (#"{"command": "back"}"#, .command(.back)),
             (#"{"command": "subscribe"}"#, .subscribe),
             (#"{"command": "version"}"#, .version),
             ("\t{\"command\":\"start\"}\r", .command(.start)),
@@ -20,15 +23,38 @@ import Testing
             #expect(try ControlRequest.parse(request.line) == request)
         }
         #expect(ControlRequest.command(.program("tabata")).line == #"{"command": "program", "program": "tabata"}"#)
+        #expect(ControlRequest.command(.adjust(seconds: -10)).line == #"{"command": "adjust", "seconds": -10}"#)
+    }
+
+    /// An `adjust` needs whole seconds, not 0, at most 10 minutes either way; the refusal
+    /// names the member.
+    @Test func refusesAnAdjustWithoutUsableSeconds() {
+        let rule = #""seconds" must be a whole number of seconds from -600 to 600, not 0"#
+        let cases: [(String, String)] = [
+            (#"{"command": "adjust"}"#, #""adjust" needs a "seconds": a whole number of seconds from -600 to 600, not 0"#),
+            (#"{"command": "adjust", "seconds": 0}"#, rule),
+            (#"{"command": "adjust", "seconds": 601}"#, rule),
+            (#"{"command": "adjust", "seconds": -601}"#, rule),
+            (#"{"command": "adjust", "seconds": 1.5}"#, rule),
+            (#"{"command": "adjust", "seconds": 1e1}"#, rule),
+            (#"{"command": "adjust", "seconds": "10"}"#, rule),
+            (#"{"command": "adjust", "seconds": null}"#, rule),
+            (#"{"command": "adjust", "seconds": 99999999999999999999999}"#, rule),
+            (#"{"command": "adjust", "seconds": 10, "program": "x"}"#, #"unknown member "program" for "adjust""#),
+            (#"{"command": "back", "seconds": 10}"#, #"unknown member "seconds" for "back""#),
+        ]
+        for (line, why) in cases {
+            #expect(throws: ControlError(why)) { try ControlRequest.parse(line) }
+        }
     }
 
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
             (#"{"command": "jump"}"#,
-             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, version, adopt)"#),
+             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt)"#),
             (#"{"command": "version", "x": 1}"#, #"unknown member "x" for "version""#),
             (#"{"command": "Version"}"#,
-             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, program, subscribe, version, adopt)"#),
+             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
@@ -90,6 +116,6 @@ import Testing
             #expect(ControlVersion.parse(notOne) == nil, "\(notOne)")
         }
         #expect(ControlRequest.version.line == #"{"command": "version"}"#)
-        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "program", "subscribe", "version", "adopt"])
+        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt"])
     }
 }

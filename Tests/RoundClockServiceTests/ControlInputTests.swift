@@ -67,4 +67,17 @@ import TestSupport
         _ = controller.apply(.command(.reset, at: later))
         #expect(controller.status(at: later).state == .ready)
     }
+
+    @Test func adjustAndBackAreTheCoreLiveEdits() {
+        let start = ContinuousClock.now
+        var controller = Controller<Instant>(program: Presets.boxing)
+        _ = controller.apply(.command(.start, at: start))
+        let later = start.advanced(by: .seconds(100))
+        let adjusted = controller.apply(.command(.adjust(seconds: 10), at: later))
+        #expect(adjusted.contains(.action(.adjust(seconds: 10), at: later)))
+        #expect(controller.session.snapshot(at: later)?.remainingInPhase == .seconds(100))
+        let backed = controller.apply(.command(.back, at: later))
+        #expect(backed.contains(.action(.back, at: later)))
+        #expect(controller.session.snapshot(at: later)?.remainingInPhase == .seconds(180))
+    }
 }

@@ -91,6 +91,28 @@ import Testing
         #expect(posted.commands.withLock { $0 } == [.holdStop, .program("tabata"), .skip])
     }
 
+    /// `adjust` and `back` edit a running or paused round: while the clock is ready (or
+    /// finished, or a clock) the client is told why in one line and nothing is posted.
+    @Test func liveEditsArePostedOnlyWhileARoundIsUnderway() async throws {
+        let (dir, _, posted, server, loop) = try Self.started()
+        defer { dir.remove() }
+        defer { server.stop(); loop.finish() }
+        let client = try LineConnection(path: server.path)
+        var ready = Self.state(1)
+        ready.state = "ready"
+        server.hub.publish(ready)
+        #expect(try client.request(#"{"command": "adjust", "seconds": 10}"#)
+                == #"{"ok": false, "error": "adjust: only while running or paused (the clock is ready)"}"#)
+        #expect(try client.request(#"{"command": "back"}"#)
+                == #"{"ok": false, "error": "back: only while running or paused (the clock is ready)"}"#)
+        #expect(try client.request(#"{"command": "adjust", "seconds": 0}"#)
+                == #"{"ok": false, "error": "\"seconds\" must be a whole number of seconds from -600 to 600, not 0"}"#)
+        server.hub.publish(Self.state(1))
+        #expect(try client.request(#"{"command": "adjust", "seconds": -10}"#) == #"{"ok": true}"#)
+        #expect(try client.request(#"{"command": "back"}"#) == #"{"ok": true}"#)
+        #expect(posted.commands.withLock { $0 } == [.adjust(seconds: -10), .back])
+    }
+
     /// `version` is answered at once with the protocol's number and the version the server
     /// was given, on any connection, a subscribed one too; nothing goes to the render loop.
     @Test func versionIsAnsweredWithTheProtocolAndTheClockVersion() async throws {

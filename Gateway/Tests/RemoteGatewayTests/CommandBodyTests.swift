@@ -12,6 +12,18 @@ import TestSupport
         #expect(try CommandBody.line(Array(#"{"command": "program", "program": "a\nb"}"#.utf8)) == #"{"command": "program", "program": "a\nb"}"#)
     }
 
+    /// The page's −10 s, +10 s and BACK: the live edits pass as their socket lines; an
+    /// adjust without usable seconds is refused with the clock's words, naming the member.
+    @Test func liveEditsPassAndBadSecondsAreRefused() throws {
+        #expect(try CommandBody.line(Array(#"{"command":"adjust","seconds":10}"#.utf8)) == #"{"command": "adjust", "seconds": 10}"#)
+        #expect(try CommandBody.line(Array(#"{"seconds":-10,"command":"adjust"}"#.utf8)) == #"{"command": "adjust", "seconds": -10}"#)
+        #expect(try CommandBody.line(Array(#"{"command":"back"}"#.utf8)) == #"{"command": "back"}"#)
+        for bad in [#"{"command":"adjust"}"#, #"{"command":"adjust","seconds":"10"}"#, #"{"command":"adjust","seconds":0}"#] {
+            #expect(throws: CommandBody.Problem.self) { try CommandBody.line(Array(bad.utf8)) }
+            do { _ = try CommandBody.line(Array(bad.utf8)) } catch { #expect(error.description.contains("\"seconds\""), "\(error)") }
+        }
+    }
+
     @Test(arguments: [
         (#"{"command": "subscribe"}"#, "only the button commands"),
         (#"{"command": "version"}"#, "only the button commands"),

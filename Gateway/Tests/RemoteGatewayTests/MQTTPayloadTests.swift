@@ -71,6 +71,10 @@ import TestSupport
         (#"{"command": "start"}"#, #"{"command": "start"}"#),
         (#"{ "program" : "tabata", "command": "program" }"#, #"{"command": "program", "program": "tabata"}"#),
         (#"{"command":"hold-stop"}"#, #"{"command": "hold-stop"}"#),
+        // Home Assistant's live-edit buttons.
+        (#"{"command": "adjust", "seconds": 10}"#, #"{"command": "adjust", "seconds": 10}"#),
+        (#"{"command": "adjust", "seconds": -10}"#, #"{"command": "adjust", "seconds": -10}"#),
+        (#"{"command": "back"}"#, #"{"command": "back"}"#),
     ])
     func commandsAreReencodedAsTheSocketsLine(_ payload: String, _ line: String) throws {
         #expect(try MQTTCommand.line(Array(payload.utf8)) == line)

@@ -5,7 +5,8 @@ and chromium-driver) driven by Selenium, against a real gateway and `roundclock 
 
 Checks: the page asks for the PIN; a wrong PIN is refused on the page and changes nothing;
 the right PIN shows the remote with the config's programs; START makes the page's time
-count down live and the emulated chip's RAM (frames file) change; STOP pauses; the clock
+count down live and the emulated chip's RAM (frames file) change; STOP pauses; −10 s,
++10 s and BACK change the round's time on the clock; prep is "prep" on the status line; the clock
 going away shows "clock unreachable" and the page comes back by itself when it returns.
 Keeps the README's picture (boxing, round 3 running) at $ARTIFACTS/phone.png (default
 <repo>/.build-artifacts; scripts/screenshots copies it to docs/images/).
@@ -79,9 +80,12 @@ def readme_picture(driver, rig, shot):
     wait_for(lambda: text(driver, "status").startswith("boxing"), what="boxing on the page")
     driver.find_element(By.ID, "start").click()
     wait_for(lambda: "running" in text(driver, "status"), what="boxing running")
+    wait_for(lambda: text(driver, "status") == "boxing · running · prep", what="'prep' on the status line")
+    print("ok: during prep the status line says", repr(text(driver, "status")))
     cookie = rig.login()
     for _ in range(6):
         status = text(driver, "status")
+        assert "round 0" not in status, status
         if status.endswith("work · round 3 of 12"):
             break
         code, reply = rig.command(cookie, "skip")
@@ -103,6 +107,38 @@ def readme_picture(driver, rig, shot):
         f.write(base64.b64decode(png["data"]))
     print(f"ok: screenshot {shot}: {text(driver, 'status')!r}, time {panel(driver, 'time')!r}, "
           f"{width}x{height} CSS px at {ratio}x")
+
+
+def seconds(shown):
+    """The time panel's `M:SS` as seconds."""
+    minutes, secs = shown.strip().split(":")
+    return int(minutes) * 60 + int(secs)
+
+
+def live_edits(driver):
+    """The round's live edits from the page, on a paused clock so the time holds still:
+    −10 s and +10 s move the page's time (what the clock shows) by exactly 10 s, BACK brings
+    the round back to its start, and BACK again at once goes to the rest before it; the
+    clock stays paused throughout."""
+    driver.find_element(By.ID, "stop").click()
+    wait_for(lambda: "paused" in text(driver, "status"), what="paused for the edits")
+    status = text(driver, "status")
+    before = seconds(panel(driver, "time"))
+    for button, expected in (("minus10", before - 10), ("minus10", before - 20), ("plus10", before - 10)):
+        driver.find_element(By.ID, button).click()
+        wait_for(lambda: seconds(panel(driver, "time")) == expected, what=f"{button}: {expected} s on the time panel")
+    print(f"ok: −10 s, −10 s, +10 s: {before} s -> {before - 10} s -> {before - 20} s -> {before - 10} s")
+    driver.find_element(By.ID, "back").click()
+    wait_for(lambda: panel(driver, "time").strip() == "3:00", what="BACK to the round's start")
+    assert text(driver, "status") == status, (text(driver, "status"), status)
+    print(f"ok: BACK: the round starts again at {panel(driver, 'time').strip()}; still {status!r}")
+    driver.find_element(By.ID, "back").click()
+    wait_for(lambda: text(driver, "status") == "boxing · paused · rest · round 2 of 12", what="BACK again: round 2's rest")
+    assert panel(driver, "time").strip() == "1:00", panel(driver, "time")
+    assert text(driver, "error") == "", text(driver, "error")
+    print(f"ok: BACK again within 3 s: {text(driver, 'status')!r} at {panel(driver, 'time').strip()}")
+    driver.find_element(By.ID, "reset").click()
+    wait_for(lambda: not driver.find_element(By.ID, "back").is_enabled(), what="the edit buttons off once ready")
 
 
 def main():
@@ -165,6 +201,7 @@ def main():
             wait_for(lambda: text(driver, "link") == "live", what="the page to come back by itself")
             print("ok: clock back: the page is live again, time", repr(panel(driver, "time")))
             readme_picture(driver, rig, os.path.join(ARTIFACTS, "phone.png"))
+            live_edits(driver)
             assert rig.gateway.poll() is None, "the gateway kept running"
         finally:
             driver.quit()

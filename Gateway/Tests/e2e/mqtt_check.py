@@ -3,8 +3,9 @@
 a real `roundclock run --simulate` and `roundclock-gateway` with `[mqtt]`, and
 paho-mqtt as the independent client. Retained state and status, the discovery payloads
 checked against Home Assistant's documented schema with every template rendered by Jinja2,
-commands on `cmd` changing the clock's frames, malformed commands ignored with one log line
-each, broker killed and restarted, gateway stopped and killed (will), a password file, TLS.
+commands on `cmd` (live edits too) changing the clock's frames, malformed commands ignored
+with one log line each, broker killed and restarted, gateway stopped and killed (will), a
+password file, TLS.
 
     python3 Gateway/Tests/e2e/mqtt_check.py
 """
@@ -135,6 +136,18 @@ def main_run(broker):
         for obj in ("phase", "round", "state"):
             value = env.from_string(components["sensor"][obj]["value_template"]).render(value_json=paused)
             check(value == str(time_frames(rig)[-1][obj]), f"sensor {obj} renders {value!r} as the frames file says")
+        # The live edits Home Assistant's buttons send, on the paused clock skipped into round 1
+        # (2:00): 10 s less, then 10 s more.
+        def seconds(text):
+            minutes, secs = text.strip().split(":")
+            return int(minutes) * 60 + int(secs)
+        checker.publish(f"{PREFIX}/cmd", b'{"command": "skip"}')
+        wait_for(lambda: time_frames(rig)[-1]["text"].strip() == "2:00", what="skip into round 1")
+        for payload, expected in (('{"command": "adjust", "seconds": -10}', 110), ('{"command": "adjust", "seconds": 10}', 120)):
+            checker.publish(f"{PREFIX}/cmd", payload.encode())
+            wait_for(lambda: seconds(time_frames(rig)[-1]["text"]) == expected and time_frames(rig)[-1]["state"] == "paused",
+                     what=f"{payload} in the frames file")
+            check(True, f"{payload}: the time panel shows {time_frames(rig)[-1]['text']!r}, still paused")
         press("reset")
         wait_for(lambda: time_frames(rig)[-1]["state"] == "ready", what="ready after reset")
         check(True, "button reset: ready again")

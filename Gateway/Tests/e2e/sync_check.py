@@ -5,7 +5,8 @@
 root, else on loopback. Checks, on the frames files: a START on one member's socket shows
 the same second on every member; STOP and START from others; the broker killed and restarted
 mid-round (with a STOP made while it was away); a member killed and restarted; a member
-started late; malformed and stale group messages ignored with a log line, changing nothing.
+started late; an adjust on one member shown by all; malformed and stale group messages
+ignored with a log line, changing nothing.
 
     python3 Gateway/Tests/e2e/sync_check.py
 """
@@ -36,6 +37,12 @@ def all_in(members, state):
 def same_text(members):
     shown = [m.shown() for m in members]
     return all(s is not None for s in shown) and len({s[1] for s in shown}) == 1 and shown[0][1]
+
+
+def seconds(shown):
+    """A time panel's `M:SS` as seconds."""
+    minutes, secs = shown.strip().split(":")
+    return int(minutes) * 60 + int(secs)
 
 
 def main():
@@ -130,6 +137,13 @@ def main():
         check(late.command("stop") == {"ok": True}, "STOP on member-3's socket")
         wait_for(lambda: all_in(everyone, "paused") and same_text(everyone), what="all four paused")
         check(True, f"all four paused at {late.shown()[1]!r}")
+        # A live edit lands on every clock like any other command: 10 s taken from the paused
+        # round on member-1 shows 10 s less on all four.
+        paused_at = seconds(late.shown()[1])
+        check(members[1].command("adjust", seconds=-10) == {"ok": True}, "adjust -10 s on member-1's socket")
+        wait_for(lambda: all_in(everyone, "paused") and same_text(everyone) and seconds(late.shown()[1]) == paused_at - 10,
+                 what="all four paused 10 s further on")
+        check(True, f"adjust -10 s: all four paused at {late.shown()[1]!r}")
         adopts = sum(m.clock_log().count("adopt") for m in everyone)
         check(adopts > 0 and all(m.running() for m in everyone), f"all clocks and gateways still running; the clocks logged {adopts} adopt lines")
     print("sync check: all passed")

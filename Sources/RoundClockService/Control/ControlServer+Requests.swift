@@ -67,6 +67,15 @@ extension ControlServer {
             }
             post(.program(spec))
             client.queue(ControlReply.ok.line)
+        case .command(let command) where command.editsUnderwaySession:
+            // Only a running or paused session is edited (the loop checks again when it
+            // applies the command; this is what the client is told).
+            if let state = hub.current?.state, state != "running", state != "paused" {
+                client.queue(ControlReply.failed("\(command.word): only while running or paused (the clock is \(state))").line)
+                return
+            }
+            post(command)
+            client.queue(ControlReply.ok.line)
         case .adopt(let token, let session):
             // Through the render loop's inbox, ordered with the buttons; answered `ok` once the
             // loop has replaced the session (`answerAdopts`), after the state lines that show it.
