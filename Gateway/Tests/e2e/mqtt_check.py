@@ -125,7 +125,8 @@ def main_run(broker):
                                                             "state": "ready", "phase_ends_at": "None"},
               f"templates on the state: {sensors}, program {selected}")
         options = select["options"]
-        check(options[0] == "boxing" and options[-1] == "sparring", f"select options: presets then [programs]: {options}")
+        check(options[0] == "boxing" and options[-2:] == ["sparring", "countdown:5:00"],
+              f"select options: presets, [programs], then the running program they lack: {options}")
 
         # Commands: exactly what Home Assistant sends (payload_press, the rendered command_template).
         press = lambda obj: checker.publish(f"{PREFIX}/cmd", components["button"][obj]["payload_press"])
