@@ -77,13 +77,15 @@ public struct HomeAssistantDiscovery: Sendable {
         func enumeration(_ values: [String]) -> [JSONMember] {
             [JSONMember("device_class", .string("enum")), JSONMember("options", .array(values.map { .string($0) }))]
         }
+        // Names whose slugs differ: Home Assistant makes the entity id from the name, and
+        // "+10 s" and "−10 s" would both become `…_10_s`.
         return [
             button("start", "Start", command("start"), "mdi:play"),
             button("stop", "Stop", command("stop"), "mdi:pause"),
             button("reset", "Reset", command("reset"), "mdi:restart"),
             button("next_program", "Next program", command("mode"), "mdi:skip-next"),
-            button("add_10_s", "+10 s", #"{"command": "adjust", "seconds": 10}"#, "mdi:plus"),
-            button("subtract_10_s", "\u{2212}10 s", #"{"command": "adjust", "seconds": -10}"#, "mdi:minus"),
+            button("add_10_s", "Plus 10 s", #"{"command": "adjust", "seconds": 10}"#, "mdi:plus"),
+            button("subtract_10_s", "Minus 10 s", #"{"command": "adjust", "seconds": -10}"#, "mdi:minus"),
             button("back", "Back", command("back"), "mdi:skip-previous"),
             ("select", "program", "Program", [
                 JSONMember("command_topic", .string(topics.command)),

@@ -22,13 +22,17 @@ import TestSupport
         #expect(ClockMQTT.will(Self.topics) == MQTTMessage(topic: "roundclock/gym-pi/status", text: "offline", retain: true))
     }
 
-    @Test func discoveryTopicsFollowHomeAssistantsConvention() {
+    @Test func discoveryTopicsFollowHomeAssistantsConvention() throws {
         #expect(Self.discovery.nodeID == "roundclock_gym-pi")
         #expect(Self.discovery.messages().map(\.topic) == [
             "button/start", "button/stop", "button/reset", "button/next_program", "button/add_10_s", "button/subtract_10_s",
             "button/back", "select/program", "sensor/phase_ends_at", "sensor/remaining", "sensor/phase", "sensor/round", "sensor/state",
         ].map { "homeassistant/" + $0.replacingOccurrences(of: "/", with: "/roundclock_gym-pi/") + "/config" })
         #expect(Self.discovery.messages().allSatisfy { $0.retain })
+        // Home Assistant makes entity ids from the names: each name's slug is its own.
+        let names = Self.discovery.messages().compactMap { (try? Self.object($0))?["name"] as? String }
+        #expect(names == ["Start", "Stop", "Reset", "Next program", "Plus 10 s", "Minus 10 s", "Back", "Program", "Phase ends", "Remaining",
+                          "Phase", "Round", "State"])
         #expect(HomeAssistantDiscovery(topics: ClockTopics(prefix: "gym/ring 1/ü"), discoveryPrefix: "ha", programs: [], version: "1").nodeID
                 == "gym_ring_1__")
     }
