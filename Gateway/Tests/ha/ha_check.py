@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""The clock in a real Home Assistant Core (docs/mqtt-home-assistant.md "Check it against Home
-Assistant"): Home Assistant installed with pip into a cached venv, its MQTT integration set up
+"""The clock in a real Home Assistant Core (docs/development.md "The test suites"): Home Assistant installed with pip into a cached venv, its MQTT integration set up
 through the REST API against a Mosquitto on loopback, a real `roundclock run --simulate` and
 `roundclock-gateway` with `[mqtt]`. Checks that the device and its entities appear, that the
 select and the buttons drive the clock, counts the recorder's state rows a minute across the
