@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The clock in a real Home Assistant Core (docs/development.md "The test suites"): Home Assistant installed with pip into a cached venv, its MQTT integration set up
-through the REST API against a Mosquitto on loopback, a real `roundclock run --simulate` and
+"""The clock in a real Home Assistant Core (docs/development.md "The test suites"): Home
+Assistant installed with pip into a cached venv, its MQTT integration set up through the
+REST API against a Mosquitto on loopback, a real `roundclock run --simulate` and
 `roundclock-gateway` with `[mqtt]`. Checks that the device and its entities appear, that the
 select and the buttons drive the clock, counts the recorder's state rows a minute across the
 clock's entities while a round runs and in clock mode, and reads Home Assistant's log for
