@@ -58,10 +58,13 @@ import Testing
             rig.shared.now.withLock { $0 = SessionReportTests.anchor + Int64(second * 1e9) + 2_000_000 }
             await rig.bridge.clockSaid(line.line)
         }
-        let marker = ControlState(state: "ready", phase: "prep", round: 0, rounds: 99, program: "boxing", brightness: 0, panels: [])
+        // A report of its own (its round is the count so far): when it arrives, all before it did.
+        let marker = ControlState(state: "ready", phase: "prep", round: before, rounds: 99, program: "boxing", brightness: 0, panels: [])
         await rig.bridge.clockSaid(marker.line)
         try await MQTTClientTests.waitFor("the marker report") {
-            rig.shared.received.withLock { $0.last.map { String(decoding: $0.payload, as: UTF8.self).contains(#""rounds": 99"#) } ?? false }
+            rig.shared.received.withLock {
+                $0.last.map { String(decoding: $0.payload, as: UTF8.self).contains(#""round": \#(before), "rounds": 99"#) } ?? false
+            }
         }
         return rig.shared.received.withLock { Array($0[before...].dropLast()) }
     }
