@@ -1,33 +1,49 @@
 import ControlProtocol
 import Logging
 import MosquittoClient
+import Platform
+import RoundClockCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The clock on MQTT (docs/mqtt-home-assistant.md): the state lines from
-/// the clock link go out retained on `<prefix>/state`; `<prefix>/status` is `online` while
-/// the gateway is connected and the clock reachable, else `offline` (also the last will);
-/// `<prefix>/cmd` takes the control socket's command objects. Discovery configs, status and
-/// the latest state are republished on every (re)connect.
+/// The clock on MQTT (docs/mqtt-home-assistant.md): the session's report, made from the state
+/// lines of the clock link, goes out retained on `<prefix>/state` whenever it changes (not on
+/// every display change); `<prefix>/status` is `online` while the gateway is connected and the
+/// clock reachable, else `offline` (also the last will); `<prefix>/cmd` takes the control
+/// socket's command objects. Discovery configs, status and the latest report are republished on
+/// every (re)connect.
 public final class ClockMQTT: Sendable {
     public let client: MQTTClient
     public let topics: ClockTopics
-    let discovery: [MQTTMessage]
+    let discovery: HomeAssistantDiscovery
     let link: ClockLink
     let logger: Logger
-    /// The latest state line, and whether the clock is reachable.
-    private let latest = Mutex<(state: String?, reachable: Bool)>((nil, false))
+    let resolveProgram: @Sendable (String) -> Program?
+    let realtimeNow: @Sendable () -> Int64
+    /// The latest report, the program the select's options were last extended with, and
+    /// whether the clock is reachable.
+    private let latest = Mutex<(report: SessionReport?, extraOption: String?, reachable: Bool)>((nil, nil, false))
     private let commands: AsyncStream<[UInt8]>
     private let commandInbox: AsyncStream<[UInt8]>.Continuation
 
     /// Commands waiting for the clock; more are ignored with a log line (a flood on `cmd`).
     public static let queuedCommands = 16
+    /// How long a report waits after the select's config grew: Home Assistant applies a
+    /// changed config asynchronously, and a state outside the old options is an error there.
+    public static let optionsSettle = Duration.seconds(1)
 
-    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery, link: ClockLink, logger: Logger) throws(MQTTError) {
+    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery, link: ClockLink, logger: Logger,
+                resolveProgram: @escaping @Sendable (String) -> Program? = { try? ProgramSpec.parse($0) },
+                realtimeNow: @escaping @Sendable () -> Int64 = { SystemReadings.clockReading(CLOCK_REALTIME).wholeNanoseconds }) throws(MQTTError) {
         self.client = client
         self.topics = topics
-        self.discovery = discovery.messages
+        self.discovery = discovery
         self.link = link
         self.logger = logger
+        self.resolveProgram = resolveProgram
+        self.realtimeNow = realtimeNow
         (commands, commandInbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.queuedCommands))
         try client.subscribe(topics.command) { [commandInbox, logger, topics] message in
             if case .dropped = commandInbox.yield(message.payload) {
@@ -40,11 +56,11 @@ public final class ClockMQTT: Sendable {
     /// The `[mqtt]` will: `offline`, retained.
     public static func will(_ topics: ClockTopics) -> MQTTMessage { MQTTMessage(topic: topics.status, text: ClockTopics.offline) }
 
-    /// Publishes the clock's lines and runs the commands until cancelled.
+    /// Publishes the clock's session and runs the commands until cancelled.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
-                for await line in link.hub.subscribe() { clockSaid(line) }
+                for await line in link.hub.subscribe() { await clockSaid(line) }
             }
             group.addTask { [self] in
                 for await payload in commands { await execute(payload) }
@@ -58,28 +74,43 @@ public final class ClockMQTT: Sendable {
         await client.stop(final: Self.will(topics))
     }
 
-    /// Publishes under the `latest` lock, so a reconnect's republish and a new line never
-    /// cross (a stale state cannot overwrite a newer retained one).
-    func clockSaid(_ line: String) {
-        let isState = ControlState.parse(line) != nil
+    /// Publishes under the `latest` lock, so a reconnect's republish and a new report never
+    /// cross (a stale report cannot overwrite a newer retained one). A report that equals the
+    /// last one is not published: most lines change only a panel's text.
+    func clockSaid(_ line: String) async {
+        let state = ControlState.parse(line)
+        let report = state.map { SessionReport($0, program: resolveProgram($0.program), realtimeNow: realtimeNow()) }
+        let waitForOptions = latest.withLock { latest -> Bool in
+            if latest.reachable != (report != nil) { client.publish(status(reachable: report != nil)) }
+            latest.reachable = report != nil
+            guard let report, latest.report.map({ report.differs(from: $0) }) ?? true else { return false }
+            latest.report = report
+            if discovery.options(including: latest.extraOption).contains(report.program) {
+                client.publish(stateMessage(report))
+                return false
+            }
+            latest.extraOption = report.program
+            client.publish(discovery.selectMessage(running: report.program))
+            return true
+        }
+        guard waitForOptions else { return }
+        try? await Task.sleep(for: Self.optionsSettle)
         latest.withLock { latest in
-            if latest.reachable != isState { client.publish(status(reachable: isState)) }
-            latest.reachable = isState
-            guard isState else { return }
-            latest.state = line
-            client.publish(MQTTMessage(topic: topics.state, text: line))
+            if let report = latest.report { client.publish(stateMessage(report)) }
         }
     }
 
-    /// Discovery, status, state: on every (re)connect (the broker may have lost its
+    /// Discovery, status, report: on every (re)connect (the broker may have lost its
     /// retained messages, and messages are dropped while disconnected).
     func republish() {
-        for message in discovery { client.publish(message) }
         latest.withLock { latest in
+            for message in discovery.messages(running: latest.extraOption) { client.publish(message) }
             client.publish(status(reachable: latest.reachable))
-            if let state = latest.state { client.publish(MQTTMessage(topic: topics.state, text: state)) }
+            if let report = latest.report { client.publish(stateMessage(report)) }
         }
     }
+
+    func stateMessage(_ report: SessionReport) -> MQTTMessage { MQTTMessage(topic: topics.state, text: report.line) }
 
     func status(reachable: Bool) -> MQTTMessage {
         MQTTMessage(topic: topics.status, text: reachable ? ClockTopics.online : ClockTopics.offline)

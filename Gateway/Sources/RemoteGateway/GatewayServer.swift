@@ -6,6 +6,7 @@ import Logging
 import MosquittoClient
 import NIOSSL
 import RoundClockConfig
+import RoundClockCore
 import ServiceLifecycle
 
 /// Everything `roundclock-gateway` serves, wired: the link to the clock and the PIN guessing
@@ -83,7 +84,8 @@ public struct GatewayServer {
             LinkService(link: link), PinGuessLogService(log: guessLog), MinuteReport(logger: logger, lines: [table.report]),
         ]
         if let mqtt = settings.mqtt {
-            let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
+            let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger,
+                                       resolveProgram: mqtt.resolveProgram)
             services.append(ClockMQTTService(bridge: bridge))
             if let group = settings.syncGroup {
                 services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, link: link, logger: logger)))
@@ -108,10 +110,14 @@ public struct MQTTSetup: Sendable {
     public var client: MQTTClient
     public var topics: ClockTopics
     public var discovery: HomeAssistantDiscovery
-    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery) {
+    /// A program name as the clock resolves it (the config's `[programs]`, presets, DSL lines).
+    public var resolveProgram: @Sendable (String) -> Program?
+    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery,
+                resolveProgram: @escaping @Sendable (String) -> Program? = { try? ProgramSpec.parse($0) }) {
         self.client = client
         self.topics = topics
         self.discovery = discovery
+        self.resolveProgram = resolveProgram
     }
 }
 

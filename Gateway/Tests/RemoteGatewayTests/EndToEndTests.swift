@@ -61,7 +61,8 @@ import Testing
     /// python3-jinja2 (`scripts/setup.sh --gateway`).
     @Test func mqttTopicsDiscoveryCommandsReconnectPasswordAndTLS() async throws {
         let run = try await Self.check("mqtt_check.py")
-        #expect(run.stdout.contains("ok: discovery: 4 buttons, a select and 4 sensors"))
+        #expect(run.stdout.contains("ok: discovery: 7 buttons, a select and 5 sensors"))
+        #expect(run.stdout.contains("ok: at most 10 state messages a minute while running, none in clock mode"))
         #expect(run.stdout.contains("ok: gateway and clock still running"))
         #expect(run.stdout.contains("ok: gateway killed (SIGKILL): the broker published the retained will offline"))
         #expect(run.stdout.contains("ok: wrong password: refused, one line"))

@@ -22,49 +22,84 @@ import TestSupport
         #expect(ClockMQTT.will(Self.topics) == MQTTMessage(topic: "roundclock/gym-pi/status", text: "offline", retain: true))
     }
 
-    @Test func discoveryTopicsFollowHomeAssistantsConvention() {
+    @Test func discoveryTopicsFollowHomeAssistantsConvention() throws {
         #expect(Self.discovery.nodeID == "roundclock_gym-pi")
-        #expect(Self.discovery.messages.map(\.topic) == [
-            "homeassistant/button/roundclock_gym-pi/start/config", "homeassistant/button/roundclock_gym-pi/stop/config",
-            "homeassistant/button/roundclock_gym-pi/reset/config", "homeassistant/button/roundclock_gym-pi/next_program/config",
-            "homeassistant/select/roundclock_gym-pi/program/config",
-            "homeassistant/sensor/roundclock_gym-pi/remaining/config", "homeassistant/sensor/roundclock_gym-pi/phase/config",
-            "homeassistant/sensor/roundclock_gym-pi/round/config", "homeassistant/sensor/roundclock_gym-pi/state/config",
-        ])
-        #expect(Self.discovery.messages.allSatisfy { $0.retain })
+        #expect(Self.discovery.messages().map(\.topic) == [
+            "button/start", "button/stop", "button/reset", "button/next_program", "button/add_10_s", "button/subtract_10_s",
+            "button/back", "select/program", "sensor/phase_ends_at", "sensor/remaining", "sensor/phase", "sensor/round", "sensor/state",
+        ].map { "homeassistant/" + $0.replacingOccurrences(of: "/", with: "/roundclock_gym-pi/") + "/config" })
+        #expect(Self.discovery.messages().allSatisfy { $0.retain })
+        // Home Assistant makes entity ids from the names: each name's slug is its own.
+        let names = Self.discovery.messages().compactMap { (try? Self.object($0))?["name"] as? String }
+        #expect(names == ["Start", "Stop", "Reset", "Next program", "Plus 10 s", "Minus 10 s", "Back", "Program", "Phase ends", "Remaining",
+                          "Phase", "Round", "State"])
         #expect(HomeAssistantDiscovery(topics: ClockTopics(prefix: "gym/ring 1/ü"), discoveryPrefix: "ha", programs: [], version: "1").nodeID
                 == "gym_ring_1__")
     }
 
-    @Test func discoveryPayloadsCarryDeviceOriginAvailabilityAndTheirRequiredKeys() throws {
+    /// Every entity's own keys, exactly: what Home Assistant reads to make the entity.
+    static var expectedKeys: [String: [String: Any]] { [
+        "start": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "start"}"#],
+        "stop": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "stop"}"#],
+        "reset": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "reset"}"#],
+        "next_program": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "mode"}"#],
+        "add_10_s": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "adjust", "seconds": 10}"#],
+        "subtract_10_s": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "adjust", "seconds": -10}"#],
+        "back": ["command_topic": "roundclock/gym-pi/cmd", "payload_press": #"{"command": "back"}"#],
+        "program": ["command_topic": "roundclock/gym-pi/cmd", "state_topic": "roundclock/gym-pi/state",
+                    "command_template": #"{"command": "program", "program": {{ value | tojson }}}"#,
+                    "value_template": "{{ value_json.program }}", "options": ["boxing", "mma", "sparring"]],
+        "phase_ends_at": ["state_topic": "roundclock/gym-pi/state", "value_template": "{{ value_json.phase_ends_at }}",
+                          "device_class": "timestamp"],
+        "remaining": ["state_topic": "roundclock/gym-pi/state", "value_template": "{{ value_json.remaining }}", "device_class": "duration",
+                      "unit_of_measurement": "s", "state_class": "measurement", "enabled_by_default": false],
+        "phase": ["state_topic": "roundclock/gym-pi/state", "device_class": "enum", "options": ["prep", "work", "rest", "clock"],
+                  "value_template": "{{ value_json.phase if value_json.phase in ['prep', 'work', 'rest', 'clock'] else None }}"],
+        "round": ["state_topic": "roundclock/gym-pi/state", "value_template": "{{ value_json.round }}", "state_class": "measurement"],
+        "state": ["state_topic": "roundclock/gym-pi/state", "device_class": "enum",
+                  "options": ["ready", "running", "paused", "finished", "clock"],
+                  "value_template": "{{ value_json.state if value_json.state in ['ready', 'running', 'paused', 'finished', 'clock'] else None }}"],
+    ] }
+    static let commonKeys: Set = ["name", "unique_id", "availability_topic", "payload_available", "payload_not_available", "qos", "icon",
+                                  "device", "origin"]
+
+    @Test func everyEntitysConfigIsExactlyWhatHomeAssistantNeeds() throws {
         var uniqueIDs: Set<String> = []
-        for message in Self.discovery.messages {
+        for message in Self.discovery.messages() {
             let config = try Self.object(message)
-            let component = message.topic.split(separator: "/")[1]
+            let object = String(message.topic.split(separator: "/")[3])
+            let expected = try #require(Self.expectedKeys[object], "\(object) expected")
+            #expect(Set(config.keys) == Self.commonKeys.union(expected.keys), "\(object): \(config.keys.sorted())")
+            for (key, value) in expected {
+                #expect((config[key] as? NSObject)?.isEqual(value) == true, "\(object).\(key): \(String(describing: config[key]))")
+            }
+            #expect(config["enabled_by_default"] == nil || object == "remaining", "only remaining starts disabled")
             #expect(config["availability_topic"] as? String == "roundclock/gym-pi/status")
+            #expect(config["payload_available"] as? String == "online" && config["payload_not_available"] as? String == "offline")
             let device = try #require(config["device"] as? [String: Any])
             #expect(device["identifiers"] as? [String] == ["roundclock_gym-pi"] && device["name"] as? String == "RoundClock gym-pi")
             #expect(device["manufacturer"] as? String == "RoundClock" && device["sw_version"] as? String == "0.1.0")
             #expect((config["origin"] as? [String: Any])?["name"] as? String == "roundclock-gateway")
             let uniqueID = try #require(config["unique_id"] as? String)
+            #expect(uniqueID == "roundclock_gym-pi_\(object)")
             #expect(uniqueIDs.insert(uniqueID).inserted, "\(uniqueID) once")
-            switch component {
-            case "button":
-                #expect(config["command_topic"] as? String == "roundclock/gym-pi/cmd")
-                #expect((config["payload_press"] as? String).map { $0.hasPrefix(#"{"command": ""#) } == true)
-            case "select":
-                #expect(config["options"] as? [String] == ["boxing", "mma", "sparring"])
-                #expect(config["command_template"] as? String == #"{"command": "program", "program": {{ value | tojson }}}"#)
-                #expect(config["value_template"] as? String == "{{ value_json.program }}")
-            default:
-                #expect(component == "sensor" && config["state_topic"] as? String == "roundclock/gym-pi/state")
-            }
         }
-        #expect(uniqueIDs.count == 9)
-        let presses = try Self.discovery.messages.filter { $0.topic.contains("/button/") }.map { try Self.object($0)["payload_press"] as? String }
-        #expect(presses == [#"{"command": "start"}"#, #"{"command": "stop"}"#, #"{"command": "reset"}"#, #"{"command": "mode"}"#])
-        // Each button's payload is a command the cmd topic takes.
-        for press in presses.compactMap({ $0 }) { #expect(throws: Never.self) { try MQTTCommand.line(Array(press.utf8)) } }
+        #expect(uniqueIDs.count == Self.expectedKeys.count)
+        // The buttons this clock knows send commands the cmd topic takes (adjust and back come
+        // with the clock's live edits).
+        for object in ["start", "stop", "reset", "next_program"] {
+            let press = try #require(Self.expectedKeys[object]?["payload_press"] as? String)
+            #expect(throws: Never.self) { try MQTTCommand.line(Array(press.utf8)) }
+        }
+    }
+
+    @Test func theSelectOffersTheRunningProgramWhenItIsNotListed() throws {
+        let listed = try Self.object(Self.discovery.selectMessage(running: "mma"))
+        #expect(listed["options"] as? [String] == ["boxing", "mma", "sparring"])
+        let line = "10 x 0:45/0:15, prep 0:10"
+        let extended = try Self.object(Self.discovery.selectMessage(running: line))
+        #expect(extended["options"] as? [String] == ["boxing", "mma", "sparring", line])
+        #expect(Self.discovery.messages(running: line).filter { $0.topic.contains("/select/") } == [Self.discovery.selectMessage(running: line)])
     }
 
     @Test(arguments: [

@@ -15,6 +15,7 @@ import re
 import signal
 import socket
 import sys
+import time
 
 import jinja2
 
@@ -30,7 +31,9 @@ ID_CHARS = re.compile(r"^[a-zA-Z0-9_-]+$")
 COMMON = {"name", "unique_id", "availability_topic", "payload_available", "payload_not_available", "qos", "icon", "device", "origin"}
 ALLOWED = {"button": COMMON | {"command_topic", "payload_press"},
            "select": COMMON | {"command_topic", "command_template", "state_topic", "value_template", "options"},
-           "sensor": COMMON | {"state_topic", "value_template"}}
+           "sensor": COMMON | {"state_topic", "value_template", "device_class", "state_class", "options", "unit_of_measurement",
+                               "enabled_by_default"}}
+ENTITIES = 13
 REQUIRED = {"button": {"command_topic"}, "select": {"command_topic", "options"}, "sensor": {"state_topic"}}
 DEVICE_KEYS = {"identifiers", "name", "manufacturer", "model", "sw_version"}
 
@@ -39,6 +42,12 @@ def check(condition, message):
     if not condition:
         raise AssertionError(message)
     print("ok:", message)
+
+
+def seconds(text):
+    """The time panel's `M:SS` as whole seconds."""
+    minutes, _, secs = text.strip().partition(":")
+    return int(minutes) * 60 + int(secs)
 
 
 def state_of(checker):
@@ -63,7 +72,8 @@ def ignored_lines(rig):
 
 
 def check_discovery(checker, state):
-    configs = wait_for(lambda: (lambda c: c if len(c) == 9 else None)(checker.topics(DISCOVERY + "/")), what="9 discovery configs")
+    configs = wait_for(lambda: (lambda c: c if len(c) == ENTITIES else None)(checker.topics(DISCOVERY + "/")),
+                       what=f"{ENTITIES} discovery configs")
     components, unique_ids = {}, set()
     for topic, payload in sorted(configs.items()):
         retained = checker.get(topic)[1]
@@ -83,10 +93,11 @@ def check_discovery(checker, state):
         assert config["unique_id"] not in unique_ids, f"unique_id {config['unique_id']} twice"
         unique_ids.add(config["unique_id"])
         components.setdefault(component, {})[obj] = config
-    check(sorted(components["button"]) == ["next_program", "reset", "start", "stop"] and list(components["select"]) == ["program"]
-          and sorted(components["sensor"]) == ["phase", "remaining", "round", "state"],
-          "discovery: 4 buttons, a select and 4 sensors, retained, required keys present, only documented keys, "
-          "topics consistent, 9 unique unique_ids, one device")
+    check(sorted(components["button"]) == ["add_10_s", "back", "next_program", "reset", "start", "stop", "subtract_10_s"]
+          and list(components["select"]) == ["program"]
+          and sorted(components["sensor"]) == ["phase", "phase_ends_at", "remaining", "round", "state"],
+          "discovery: 7 buttons, a select and 5 sensors, retained, required keys present, only documented keys, "
+          f"topics consistent, {ENTITIES} unique unique_ids, one device")
     devices = {json.dumps(c["device"], sort_keys=True) for kind in components.values() for c in kind.values()}
     check(len(devices) == 1, f"one device block: {devices.pop()}")
     env = jinja2.Environment()
@@ -105,15 +116,18 @@ def main_run(broker):
         checker = Checker(broker, [f"{PREFIX}/#", f"{DISCOVERY}/#"])
         wait_for(lambda: checker.get(f"{PREFIX}/status") == (b"online", True), what="retained status online")
         state = wait_for(lambda: state_of(checker), what="the retained state")
-        check(state["state"] == "ready" and state["program"] == "countdown:5:00" and state["panels"]["time"].strip() == "5:00",
-              f"retained {PREFIX}/state is the socket's state line: {json.dumps(state)}")
+        check(state["state"] == "ready" and state["program"] == "countdown:5:00" and state["remaining"] == 300
+              and state["phase_ends_at"] is None and "panels" not in state,
+              f"retained {PREFIX}/state is the session's report: {json.dumps(state)}")
         check(checker.get(f"{PREFIX}/state")[1] and checker.get(f"{PREFIX}/status")[1], "state and status came retained")
 
         components, sensors, selected, env, select = check_discovery(checker, state)
-        check(selected == "countdown:5:00" and sensors == {"remaining": "5:00", "phase": state["phase"], "round": str(state["round"]),
-                                                            "state": "ready"}, f"templates on the state: {sensors}, program {selected}")
+        check(selected == "countdown:5:00" and sensors == {"remaining": "300", "phase": state["phase"], "round": str(state["round"]),
+                                                            "state": "ready", "phase_ends_at": "None"},
+              f"templates on the state: {sensors}, program {selected}")
         options = select["options"]
-        check(options[0] == "boxing" and options[-1] == "sparring", f"select options: presets then [programs]: {options}")
+        check(options[0] == "boxing" and options[-2:] == ["sparring", "countdown:5:00"],
+              f"select options: presets, [programs], then the running program they lack: {options}")
 
         # Commands: exactly what Home Assistant sends (payload_press, the rendered command_template).
         press = lambda obj: checker.publish(f"{PREFIX}/cmd", components["button"][obj]["payload_press"])
@@ -131,7 +145,7 @@ def main_run(broker):
         paused = wait_for(lambda: (s := state_of(checker)) and s["state"] == "paused" and s, what="paused state on MQTT")
         shown = time_frames(rig)[-1]["text"]
         rendered = env.from_string(components["sensor"]["remaining"]["value_template"]).render(value_json=paused)
-        check(rendered == shown.strip() and paused["panels"]["time"] == shown,
+        check(rendered == str(seconds(shown)) and paused["phase_ends_at"] is None,
               f"sensor remaining renders {rendered!r}, the time panel shows {shown!r}")
         for obj in ("phase", "round", "state"):
             value = env.from_string(components["sensor"][obj]["value_template"]).render(value_json=paused)
@@ -182,8 +196,8 @@ def main_run(broker):
         checker.close()
         checker = Checker(broker, [f"{PREFIX}/#", f"{DISCOVERY}/#"])  # now all of it comes retained
         state = wait_for(lambda: state_of(checker), what="the state after the restart")
-        check(state["state"] == "paused" and state["panels"]["time"] == time_frames(rig)[-1]["text"],
-              f"broker restarted: status online and the current state ({state['state']} {state['panels']['time']}) republished")
+        check(state["state"] == "paused" and state["remaining"] == seconds(time_frames(rig)[-1]["text"]),
+              f"broker restarted: status online and the current state ({state['state']} {state['remaining']} s) republished")
         check_discovery(checker, state)
         connects = [l for l in rig.gateway_log if "connected to MQTT broker" in l]
         check(len(connects) == 2, f"two connects logged: {connects[-1]}")
@@ -203,6 +217,34 @@ def main_run(broker):
         check(True, "gateway killed (SIGKILL): the broker published the retained will offline")
         late.close()
         checker.close()
+
+
+def rate_run(broker):
+    """State messages a minute with a real clock: a running interval program (a phase change
+    every 10 to 20 s, more than any preset) and clock mode, each for RATE_SECONDS."""
+    window = float(os.environ.get("RATE_SECONDS", "60"))
+    config = CONFIG + broker.config(PREFIX)
+    with Rig(config=config) as rig:
+        checker = Checker(broker, [f"{PREFIX}/#"])
+        wait_for(lambda: (checker.get(f"{PREFIX}/status") or (0,))[0] == b"online", what="status online")
+        rates = {}
+        for name, program, start in (("interval 10 x 0:20/0:10", "10 x 0:20/0:10, prep 0:05", True), ("clock mode", "clock", False)):
+            socket_command(rig, "reset")
+            checker.publish(f"{PREFIX}/cmd", json.dumps({"command": "program", "program": program}))
+            wait_for(lambda: (s := state_of(checker)) and s["program"] == program, what=f"program {program}")
+            if start:
+                socket_command(rig, "start")
+                wait_for(lambda: (s := state_of(checker)) and s["state"] == "running", what="running")
+            before = len([m for m in checker.all if m[0] == f"{PREFIX}/state"])
+            frames_before = len(rig.frame_lines())
+            time.sleep(window)
+            count = len([m for m in checker.all if m[0] == f"{PREFIX}/state"]) - before
+            rates[name] = (count * 60 / window, len(rig.frame_lines()) - frames_before)
+        checker.close()
+    for name, (rate, frames) in rates.items():
+        print(f"rate: {name}: {rate:.1f} state messages a minute ({frames} frames lines in {window:.0f} s)")
+    check(all(rate <= 10 for rate, _ in rates.values()) and rates["clock mode"][0] == 0,
+          "at most 10 state messages a minute while running, none in clock mode")
 
 
 def password_run():
@@ -238,6 +280,8 @@ def tls_run():
 def main():
     with Broker() as broker:
         main_run(broker)
+    with Broker() as broker:
+        rate_run(broker)
     password_run()
     tls_run()
     print("MQTT check: all passed")
