@@ -80,6 +80,7 @@ let package = Package(
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "_TestSupport", package: "RoundClock"),
             .product(name: "_RoundClockConfig", package: "RoundClock"),
+            .product(name: "_RoundClockCore", package: "RoundClock"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
