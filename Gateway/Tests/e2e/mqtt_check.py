@@ -152,9 +152,6 @@ def main_run(broker):
             check(value == str(time_frames(rig)[-1][obj]), f"sensor {obj} renders {value!r} as the frames file says")
         # The live edits Home Assistant's buttons send, on the paused clock skipped into round 1
         # (2:00): 10 s less, then 10 s more.
-        def seconds(text):
-            minutes, secs = text.strip().split(":")
-            return int(minutes) * 60 + int(secs)
         checker.publish(f"{PREFIX}/cmd", b'{"command": "skip"}')
         wait_for(lambda: time_frames(rig)[-1]["text"].strip() == "2:00", what="skip into round 1")
         for payload, expected in (('{"command": "adjust", "seconds": -10}', 110), ('{"command": "adjust", "seconds": 10}', 120)):
