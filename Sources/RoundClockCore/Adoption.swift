@@ -32,28 +32,35 @@ extension Controller {
     /// Replaces the session by `adopted` (from `SessionAdoption.session`) at `now`, never
     /// before what was already processed. Held buttons are forgotten (as on `restore`), the
     /// `start_at` slot stays this clock's own, AMRAP rounds counted are kept only while the
-    /// same program goes on (elapsed-before above 0).
+    /// same program goes on (not reset, nor started anew).
     ///
     /// Signals: a running session whose anchor is at most `SessionAdoption.ringWindow` in the
     /// past rings what its originator rang for the transition — from a start (elapsed-before
     /// 0) every signal from the session's start, from a skip those at the new phase start; a
     /// resume of the paused session this clock holds rings, as a resume does, nothing already
-    /// rung before the pause. Otherwise (an older anchor, paused, ready) nothing already
+    /// rung before the pause; a move back in the round this clock runs (another member's
+    /// `back`, or an `adjust` that adds time) rings nothing, as on that member. Otherwise (an older anchor, paused, ready) nothing already
     /// passed rings, as after `restore`.
     public mutating func adopt(_ adopted: Session<Instant>, at instant: Instant, note: String) -> [Occurrence<Instant>] {
         var out = advance(to: instant)
         let now = processedUntil ?? instant
         let previous = session
         let sameProgram = previous.program.name == adopted.program.name
+        let previousState = previous.state(at: now)
+        let wasUnderway = sameProgram && (previousState == .running || previousState == .paused)
         session = adopted
         session.classSlot = previous.classSlot
         trackers = [:]
         lastActivity = now
-        if adopted.elapsedBefore == .zero || !sameProgram { countedRounds = 0 }
         let before = adopted.elapsedBefore
+        // A reset or a new start begins the count again; a back to the round's start does not.
+        if !sameProgram || (before == .zero && (adopted.anchor == nil || !wasUnderway)) { countedRounds = 0 }
         if let anchor = adopted.anchor, anchor.duration(to: now) <= SessionAdoption.ringWindow {
             let resumed = sameProgram && previous.anchor == nil && before > .zero && previous.elapsedBefore == before
-            signalCursor = program.firstSignalIndex(atOrAfter: resumed ? before + .nanoseconds(1) : before)
+            // Of a live change to the round this clock was running (a skip, an adjust, a back),
+            // only a move forward rings what it lands on, as on the clock where it was made.
+            let movedBack = wasUnderway && !resumed && before <= previous.elapsed(at: now)
+            signalCursor = program.firstSignalIndex(atOrAfter: resumed || movedBack ? before + .nanoseconds(1) : before)
         } else {
             let elapsed = adopted.elapsed(at: now)
             signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))

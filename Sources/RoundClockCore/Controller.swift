@@ -153,7 +153,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var out = advance(to: now)
         let state = session.state(at: now)
         var changed: Bool
-        // A skip, or an adjust that took the phase's whole remaining time: the end's signals sound.
+        // A skip, or an adjust that takes the phase's whole remaining time: the end's signals sound.
         var endsPhase = action == .skip
         switch action {
         case .start, .restart:

@@ -59,6 +59,37 @@ import Testing
         #expect(late.status(at: Self.at(305)) == member.status(at: Self.at(205)))
     }
 
+    @Test func aMemberRingsNothingForABackOrAnAddedTimeAndTheEndOfAPhaseForATakenOne() throws {
+        let boxing = try ProgramSpec.parse("boxing")  // prep 0:10, rounds of 3:00 work
+        var originator = Controller<Instant>(program: boxing)
+        var member = Controller<Instant>(program: boxing)
+        _ = originator.perform(.start, at: Self.at(0))
+        _ = member.perform(.start, at: Self.at(0))
+        _ = (originator.advance(to: Self.at(59)), member.advance(to: Self.at(59)))  // the prep and the start bell
+        // 50 s into round 1, BACK on the originator: to the round's start, silently.
+        #expect(Self.signals(originator.perform(.back, at: Self.at(60))).isEmpty)
+        let back = originator.session
+        #expect(back.elapsed(at: Self.at(60)) == .seconds(10))
+        var out = member.adopt(Self.adopted(boxing, elapsed: back.elapsedBefore, realtimeAnchor: 60, realtime: 60.2, now: Self.at(60.2)),
+                               at: Self.at(60.2), note: "back")
+        #expect(Self.signals(out).isEmpty)
+        // 10 s more at the round's start is capped there: silent again on both.
+        #expect(Self.signals(originator.perform(.adjust(seconds: 10), at: Self.at(60))).isEmpty)
+        out = member.adopt(Self.adopted(boxing, elapsed: .seconds(10), realtimeAnchor: 60, realtime: 60.3, now: Self.at(60.3)),
+                           at: Self.at(60.3), note: "adjust +10")
+        #expect(Self.signals(out).isEmpty)
+        // Taking the whole round away ends it: both ring the round's end.
+        let taken = Self.signals(originator.perform(.adjust(seconds: -600), at: Self.at(70)))
+        #expect(taken == ["end@70.0 seconds"])
+        let ended = originator.session
+        out = member.adopt(Self.adopted(boxing, elapsed: ended.elapsedBefore, realtimeAnchor: 70, realtime: 70.2, now: Self.at(70.2)),
+                           at: Self.at(70.2), note: "adjust -600")
+        #expect(Self.signals(out) == ["end@70.0 seconds"])
+        // From then on both ring the same signals at the same instants.
+        let next = originator.advance(to: Self.at(200)).compactMap { if case .signal(let s, let at) = $0 { "\(s.rawValue)@\(at.offset)" } else { nil } }
+        #expect(!next.isEmpty && Self.signals(member.advance(to: Self.at(200))) == next)
+    }
+
     @Test func aGroupStartRingsWhatTheOriginatorRangAndAResumeRingsNothingTwice() throws {
         let boxing = try ProgramSpec.parse("boxing")
         var originator = Controller<Instant>(program: boxing)

@@ -146,9 +146,9 @@ boot() {
 }
 set +e
 boot
-# A VM that gave no result at all (qemu killed at its timeout: the emulated machine froze,
-# as TCG on an overloaded host has done once in the sound check) boots once more; a check
-# that failed is never run again, and a second freeze fails.
+# A VM that gives no result at all (qemu killed at its timeout: the emulated machine froze,
+# as TCG on an overloaded host can) boots once more; a check that failed is never run
+# again, and a second freeze fails.
 if [ "$VMRC" = 125 ]; then
   mv "$LOGS/console-$LIBGPIOD.log" "$LOGS/console-$LIBGPIOD-frozen.log"
   echo "vm: no result from the VM (console: $LOGS/console-$LIBGPIOD-frozen.log); booting it once more"

@@ -18,8 +18,8 @@ public struct SessionReport: Sendable, Hashable {
     /// CLOCK_REALTIME nanoseconds at which the current phase ends; set only while a phase of
     /// known length runs.
     public var phaseEndsAt: Int64?
-    /// Whole seconds left in the phase (the ceiling, as the panel shows it) when the report was
-    /// made: exact while paused or ready; while running it is the figure at the last change.
+    /// Whole seconds left in the phase (the ceiling, as a counting-down panel shows it) when the
+    /// report was made: exact while paused or ready; while running, the figure at the last change.
     public var remaining: Int?
 
     public init(program: String, state: String, phase: String, round: Int, rounds: Int, phaseEndsAt: Int64? = nil, remaining: Int? = nil) {

@@ -85,9 +85,10 @@ import TestSupport
             #expect(uniqueIDs.insert(uniqueID).inserted, "\(uniqueID) once")
         }
         #expect(uniqueIDs.count == Self.expectedKeys.count)
-        // The buttons this clock knows send commands the cmd topic takes (adjust and back come
-        // with the clock's live edits).
-        for object in ["start", "stop", "reset", "next_program"] {
+        // Every button sends a command the cmd topic takes.
+        let buttons = Self.expectedKeys.filter { $0.value["payload_press"] != nil }.map(\.key)
+        #expect(buttons.count == 7)
+        for object in buttons {
             let press = try #require(Self.expectedKeys[object]?["payload_press"] as? String)
             #expect(throws: Never.self) { try MQTTCommand.line(Array(press.utf8)) }
         }

@@ -179,6 +179,16 @@ def entity(states, component, suffix):
     return next((e for e in states if e.startswith(component + ".") and e.endswith(suffix)), None)
 
 
+def time_frames(rig):
+    return [f for f in rig.frame_lines() if f.get("panel") == "time"]
+
+
+def seconds(text):
+    """The time panel's `M:SS` as whole seconds."""
+    minutes, _, secs = text.strip().partition(":")
+    return int(minutes) * 60 + int(secs)
+
+
 def rows_a_minute(ha, what, before=None):
     """Waits WINDOW seconds and counts the recorder's rows for the clock's entities."""
     since = time.time()
@@ -242,6 +252,17 @@ def run(ha, rig, broker):
     ha.service("button", "press", entity_id=entity(states, "button", "_stop"))
     wait_for(lambda: current(state) == "paused", what="paused")
     check(current(ends) == "unknown", "paused: phase ends unknown")
+    # The live edits on the paused round: what the time panel shows after each button.
+    shown = lambda: seconds(time_frames(rig)[-1]["text"])
+    expected = shown()
+    for suffix, change in (("_minus_10_s", -10), ("_plus_10_s", 10)):
+        expected += change
+        ha.service("button", "press", entity_id=entity(states, "button", suffix))
+        wait_for(lambda: shown() == expected, what=f"button {suffix}: the time panel at {expected} s")
+        check(current(state) == "paused", f"button {suffix[1:]}: the time panel shows {time_frames(rig)[-1]['text'].strip()}, paused")
+    ha.service("button", "press", entity_id=entity(states, "button", "_back"))
+    wait_for(lambda: shown() == 180, what="button back: the round's start, 3:00")
+    check(current(state) == "paused" and current(phase) == "work", "button back: the round's start (3:00), still paused in work")
     ha.service("button", "press", entity_id=reset)
     wait_for(lambda: current(state) == "ready", what="ready after reset")
     ha.service("select", "select_option", entity_id=select, option="clock")

@@ -43,8 +43,7 @@ PY
   log "s: recording both loopback ends, then run $program, events $events, until $until s"
   # Every process has a deadline: none can hold the VM up. The recorders outlast the clock by
   # far (it starts after them, slowly under TCG): every signal is recorded, and the card's
-  # capture end stays open until the clock has stopped playing (the one time the VM froze,
-  # on an overloaded host, the capture end had closed first).
+  # capture end stays open until the clock has stopped playing.
   timeout -k 10 -s INT $((until + 60)) "$BENCH_BINARY" sound-onsets --device hw:Loopback,1,0 --duration $((until + 20)) --frames "$frames" --name "roundclock" \
     > "$dir/clock.txt" 2> "$dir/clock.err" &
   local rec1=$!
