@@ -114,7 +114,10 @@ const FORM_KEYS = ["prep", "rounds", "rest", "sets", "set_rest", "warn", "halfwa
 function tomlToForm(text) {
   const { name, table } = parseSnippet(text);
   const other = Object.keys(table).find((key) => !FORM_KEYS.includes(key));
-  if (other) { throw new Error(`the form does not edit "${other}"; edit it in the config file`); }
+  const INTERVAL_KEYS = ["label", "time", "count", "kind"];
+  const inner = (table.intervals || []).flatMap((entry) => Object.keys(entry)).find((key) => !INTERVAL_KEYS.includes(key));
+  const unknown = other || (inner && "intervals." + inner);
+  if (unknown) { throw new Error(`the form does not edit "${unknown}"; edit it in the config file`); }
   $("name").value = name;
   $("prep").value = table.prep || "";
   $("rounds").value = table.rounds || 1;
