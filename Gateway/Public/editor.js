@@ -7,18 +7,6 @@ const $ = (id) => document.getElementById(id);
 let checkTimer = null;
 let checkSerial = 0;
 
-async function api(method, path, body) {
-  const options = { method, headers: {}, credentials: "same-origin", cache: "no-store" };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, options);
-  let json = null;
-  try { json = await response.json(); } catch (_) { json = null; }
-  return { status: response.status, json };
-}
-
 function errorOf(result) {
   if (result.json && typeof result.json.error === "string") { return result.json.error; }
   if (result.json && result.json.error && result.json.error.message) { return result.json.error.message; }

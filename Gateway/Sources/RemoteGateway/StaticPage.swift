@@ -14,6 +14,7 @@ public struct StaticPage: Sendable {
 
     static let served: [(url: String, file: String, type: String)] = [
         ("/", "index.html", "text/html; charset=utf-8"),
+        ("/api.js", "api.js", "text/javascript; charset=utf-8"),
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
         ("/editor.html", "editor.html", "text/html; charset=utf-8"),
