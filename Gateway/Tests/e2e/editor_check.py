@@ -8,7 +8,7 @@ clock's words; check answers the plan, save keeps the program in the clock's sta
 (the gateway writes nothing), the picker lists it, delete removes it.
 Page: a program made in the form shows its total from the clock, is saved, selected and
 started on the clock; its TOML is shared, imported back into the form, and a bad time shows
-the clock's one-line error under the form.
+the clock's one-line error under the form; a saved program is deleted from the list.
 
     python3 Gateway/Tests/e2e/editor_check.py
 """
@@ -16,6 +16,7 @@ import json
 import os
 import sys
 
+from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -70,6 +71,13 @@ def api(rig):
     status, body = post(rig, "/api/editor/delete", {"program": "circuit"}, cookie)
     assert status == 422 and "is not a saved program" in body["error"], (status, body)
     print("ok: deleted:", body["error"])
+
+
+def alert(driver):
+    try:
+        return driver.switch_to.alert
+    except NoAlertPresentException:
+        return None
 
 
 def page(rig):
@@ -127,6 +135,15 @@ def page(rig):
         labels = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, '#intervals [data-field="label"]')]
         assert labels == ["ROW", "WALK"], labels
         print("ok: imported the snippet into the form:", labels, text(driver, "total"))
+        driver.find_element(By.ID, "save").click()
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '[data-program="imported"] [data-action="delete"]'),
+                 what="imported in the list")
+        driver.find_element(By.CSS_SELECTOR, '[data-program="imported"] [data-action="delete"]').click()
+        wait_for(lambda: alert(driver), what="the delete confirmation").accept()
+        wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, '[data-program="imported"]'), what="imported deleted")
+        with open(os.path.join(rig.dir, "clock-state", "programs.toml")) as file:
+            assert "[programs.imported]" not in file.read()
+        print("ok: saved and deleted 'imported' from the list")
 
         driver.get(rig.origin + "/")
         wait_for(lambda: "hiit" in [o.get_attribute("value") for o in Select(driver.find_element(By.ID, "program")).options],
