@@ -290,14 +290,17 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     }
 
     /// MODE cycles `next` from now on (programs saved or deleted while the clock runs). A
-    /// ready clock showing a program of a name in `next` takes its new version; a session
-    /// underway keeps the program it started with.
+    /// ready clock showing a program of a name in `next` takes its new version; one showing a
+    /// program that left the catalog (deleted) shows the catalog's first. A session underway
+    /// keeps the program it started with.
     public mutating func replaceCatalog(_ next: [Program], at now: Instant) -> [Occurrence<Instant>] {
         let out = advance(to: now)
+        let wasListed = catalog.contains { $0.name == program.name }
         catalog = next.isEmpty ? [program] : next
         let at = processedUntil ?? now
-        guard session.state(at: at) == .ready, let updated = catalog.first(where: { $0.name == program.name }),
-              updated != program else { return out }
+        guard session.state(at: at) == .ready else { return out }
+        let updated = catalog.first { $0.name == program.name } ?? (wasListed ? catalog[0] : program)
+        guard updated != program else { return out }
         select(updated)
         return out + [.action(.program(updated.name), at: at)]
     }

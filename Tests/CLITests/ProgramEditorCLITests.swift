@@ -77,8 +77,9 @@ import TestSupport
         _ = try watcher.state { $0["program"] as? String == "circuit" }
         let remoteAgain = try await again.connect()
         #expect(try Self.savedNames(remoteAgain) == ["circuit"])
-        #expect(try remoteAgain.request(#"{"command": "program", "program": "tabata"}"#) == Self.ok)
+        // Deleted while the ready clock shows it: the clock shows the first program MODE cycles.
         #expect(try remoteAgain.request(#"{"command": "program-delete", "program": "circuit"}"#) == Self.ok)
+        _ = try watcher.state { $0["program"] as? String == "boxing" }
         #expect(try Self.savedNames(remoteAgain) == [])
         #expect(try remoteAgain.request(#"{"command": "program", "program": "circuit"}"#)
                 .hasPrefix(#"{"ok": false, "error": "bad program \"circuit\": "#))

@@ -32,6 +32,16 @@ import Testing
         #expect(actions(c.replaceCatalog([Presets.boxing, new], at: .s(2))).isEmpty, "the same version: nothing changes")
     }
 
+    @Test func aReadyClockShowingADeletedProgramShowsTheFirst() throws {
+        let hiit = try custom("hiit", work: 40)
+        var c = Controller<T>(program: hiit, catalog: [Presets.boxing, hiit])
+        #expect(actions(c.replaceCatalog([Presets.boxing], at: .s(1))) == [.program("boxing")])
+        // A DSL line was never in the catalog: it stays.
+        let line = try ProgramSpec.parse("3 x 0:20/0:10")
+        var d = Controller<T>(program: line, catalog: [Presets.boxing, hiit])
+        #expect(actions(d.replaceCatalog([Presets.boxing], at: .s(1))).isEmpty && d.program == line)
+    }
+
     @Test func aSessionUnderwayKeepsItsProgram() throws {
         let old = try custom("hiit", work: 40), new = try custom("hiit", work: 50)
         var c = Controller<T>(program: old, catalog: [Presets.boxing, old])
