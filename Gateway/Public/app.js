@@ -21,18 +21,6 @@ function showScreen(loggedIn) {
   if (!loggedIn) { $("pin").focus(); }
 }
 
-async function api(method, path, body) {
-  const options = { method, headers: {}, credentials: "same-origin", cache: "no-store" };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, options);
-  let json = null;
-  try { json = await response.json(); } catch (_) { json = null; }
-  return { status: response.status, json };
-}
-
 function renderPanels(state) {
   const panels = state.panels || {};
   const names = Object.keys(panels).sort((a, b) => {

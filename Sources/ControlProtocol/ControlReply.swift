@@ -15,7 +15,7 @@ public enum ControlReply: Sendable, Hashable {
 
     /// Reads a reply line (for clients: the gateway, tests); `nil` if it is not one.
     public static func parse(_ line: String) -> ControlReply? {
-        guard let value = try? JSONParser(maxBytes: ControlLimits.maxLineBytes).parse(line), case .bool(let ok)? = value["ok"] else { return nil }
+        guard let value = try? JSONParser(maxBytes: ControlLimits.maxReplyBytes).parse(line), case .bool(let ok)? = value["ok"] else { return nil }
         if ok { return .ok }
         return value["error"]?.string.map(ControlReply.failed)
     }
@@ -26,6 +26,9 @@ public enum ControlLimits {
     /// Longest request line, in bytes without its newline; a longer one is answered with an
     /// error and skipped up to its newline.
     public static let maxLineBytes = 4096
+    /// Longest reply line a client reads: the editor's `programs` carries up to 64 KiB of
+    /// saved TOML, escaped, with each program's plan.
+    public static let maxReplyBytes = 256 * 1024
     /// Arrays and objects nested deeper than this are refused.
     public static let maxDepth = 8
     /// Connections served at once; one more is answered with an error and closed.

@@ -68,9 +68,11 @@ public enum ControlRequest: Sendable, Hashable {
     /// The protocol's version and the clock's (`ControlVersion`), so a client can check
     /// that it speaks the clock's protocol.
     case version
+    /// The program editor's requests (`ProgramEdit`).
+    case edit(ProgramEdit)
 
     /// Every `"command"` word, in the order of the unknown-command error's list.
-    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"]
+    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"] + ProgramEdit.words
 
     /// Reads one request line (without its newline). Errors are one line, for the reply.
     public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
@@ -87,6 +89,8 @@ public enum ControlRequest: Sendable, Hashable {
         case "program": ["command", "program"]
         case "adjust": ["command", "seconds"]
         case "adopt": ["command", "token", "session"]
+        case "program-check", "program-save": ["command", "toml"]
+        case "program-delete": ["command", "program"]
         default: ["command"]
         }
         if let extra = members.first(where: { !allowed.contains($0.key) }) {
@@ -107,6 +111,16 @@ public enum ControlRequest: Sendable, Hashable {
             guard let program = value["program"] else { throw ControlError("\"program\" needs a \"program\": a name or a DSL line") }
             guard let spec = program.string, !spec.isEmpty else { throw ControlError("\"program\" must be a non-empty string") }
             return .command(.program(spec))
+        case "program-check", "program-save":
+            guard let toml = value["toml"] else { throw ControlError("\"\(word)\" needs a \"toml\": a [programs.NAME] snippet") }
+            guard let text = toml.string, !text.isEmpty else { throw ControlError("\"toml\" must be a non-empty string") }
+            return .edit(word == "program-check" ? .check(toml: text) : .save(toml: text))
+        case "program-delete":
+            guard let program = value["program"] else { throw ControlError("\"program-delete\" needs a \"program\": a saved program's name") }
+            guard let name = program.string, !name.isEmpty else { throw ControlError("\"program\" must be a non-empty string") }
+            return .edit(.delete(name: name))
+        case "programs":
+            return .edit(.list)
         case "adopt":
             guard let token = value["token"] else { throw ControlError("\"adopt\" needs a \"token\": a whole number from 0 to \(Int64.max)") }
             guard let session = value["session"] else { throw ControlError("\"adopt\" needs a \"session\" object") }
@@ -141,6 +155,11 @@ public enum ControlRequest: Sendable, Hashable {
         if case .adopt(let token, let session) = self {
             members += [JSONMember("token", .int(token)), JSONMember("session", session.json(withAdopted: false))]
         }
+        switch self {
+        case .edit(.check(let toml)), .edit(.save(let toml)): members.append(JSONMember("toml", .string(toml)))
+        case .edit(.delete(let name)): members.append(JSONMember("program", .string(name)))
+        default: break
+        }
         return JSONValue.object(members).encoded
     }
 
@@ -150,6 +169,31 @@ public enum ControlRequest: Sendable, Hashable {
         case .subscribe: "subscribe"
         case .version: "version"
         case .adopt: "adopt"
+        case .edit(let edit): edit.word
+        }
+    }
+}
+
+/// The program editor's requests (docs/control-protocol.md "Program editor"): programs
+/// saved in the clock's state directory as `[programs.NAME]` TOML snippets.
+public enum ProgramEdit: Sendable, Hashable {
+    /// Reads a snippet with the config file's parser and answers its plan, saving nothing.
+    case check(toml: String)
+    /// Checks a snippet and saves it under its name (replacing a saved one of that name).
+    case save(toml: String)
+    /// Deletes a saved program.
+    case delete(name: String)
+    /// The saved programs with their snippets, and the config file's programs.
+    case list
+
+    public static let words = ["program-check", "program-save", "program-delete", "programs"]
+
+    public var word: String {
+        switch self {
+        case .check: "program-check"
+        case .save: "program-save"
+        case .delete: "program-delete"
+        case .list: "programs"
         }
     }
 }

@@ -113,7 +113,7 @@ extension Config {
         return .file(String(file[...slash]) + trimmed)
     }
 
-    private static func customPrograms(_ table: inout TOMLReader) throws(ConfigError) -> [Program] {
+    static func customPrograms(_ table: inout TOMLReader) throws(ConfigError) -> [Program] {
         var out: [Program] = []
         for name in table.claimAllKeys() {
             guard name.isValidProgramName else {

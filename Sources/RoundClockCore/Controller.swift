@@ -45,8 +45,8 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
 /// The service only feeds it instants and button edges and carries out what it returns.
 public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     public internal(set) var session: Session<Instant>
-    /// Programs MODE cycles through.
-    public let catalog: [Program]
+    /// Programs MODE cycles through (`replaceCatalog` when the saved programs change).
+    public internal(set) var catalog: [Program]
     /// Boards without a MODE button cycle programs with a long STOP while ready.
     public let hasModeButton: Bool
     /// How long a button must be held for a long press.
@@ -287,6 +287,22 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         let index = catalog.firstIndex { $0.name == program.name }.map { ($0 + 1) % catalog.count } ?? 0
         select(catalog[index])
         return [.action(.program(catalog[index].name), at: now)]
+    }
+
+    /// MODE cycles `next` from now on (programs saved or deleted while the clock runs). A
+    /// ready clock showing a program of a name in `next` takes its new version; one showing a
+    /// program that left the catalog (deleted) shows the catalog's first. A session underway
+    /// keeps the program it started with.
+    public mutating func replaceCatalog(_ next: [Program], at now: Instant) -> [Occurrence<Instant>] {
+        let out = advance(to: now)
+        let wasListed = catalog.contains { $0.name == program.name }
+        catalog = next.isEmpty ? [program] : next
+        let at = processedUntil ?? now
+        guard session.state(at: at) == .ready else { return out }
+        let updated = catalog.first { $0.name == program.name } ?? (wasListed ? catalog[0] : program)
+        guard updated != program else { return out }
+        select(updated)
+        return out + [.action(.program(updated.name), at: at)]
     }
 
     private mutating func select(_ next: Program) {

@@ -8,12 +8,16 @@ public enum LoopInput<Instant: InstantProtocol & Sendable>: Sendable, Hashable w
     case command(ControlCommand, at: Instant)
     /// The control socket's `adopt`: a session mapped onto the loop's clock on arrival.
     case adopt(AdoptedSession<Instant>, at: Instant)
+    /// The programs MODE cycles, after a program was saved or deleted (the control socket's
+    /// `program-save`, `program-delete`).
+    case catalog([Program], at: Instant)
 
     public var at: Instant {
         switch self {
         case .button(let event): event.at
         case .command(_, let at): at
         case .adopt(_, let at): at
+        case .catalog(_, let at): at
         }
     }
 }
@@ -44,6 +48,7 @@ extension Controller {
         case .button(let event): return handle(event)
         case .command(let command, let at): return carry(command, at: at)
         case .adopt(let adopted, let at): return adopt(adopted.session, at: at, note: adopted.note)
+        case .catalog(let programs, let at): return replaceCatalog(programs, at: at)
         }
     }
 

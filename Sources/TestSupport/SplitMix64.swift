@@ -19,4 +19,18 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// True `percent` times in a hundred.
     public mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
+
+    /// `bytes` with up to 3 edits: a byte dropped, doubled, or replaced by one of `noise`.
+    public mutating func mutated(_ bytes: [UInt8], noise: [UInt8]) -> [UInt8] {
+        var out = bytes
+        for _ in 0..<Int(next() % 4) where !out.isEmpty {
+            let at = Int(next() % UInt64(out.count))
+            switch next() % 3 {
+            case 0: out.remove(at: at)
+            case 1: out.insert(out[at], at: at)
+            default: out[at] = pick(noise)
+            }
+        }
+        return out
+    }
 }

@@ -148,7 +148,10 @@ struct Run: AsyncParsableCommand {
         // Virtual time: CLOCK_REALTIME read once now and moved with the run's clock.
         let clocks = virtual ? SessionClocks.advancing(with: clock, from: start, realtimeAtStart: SystemReadings.clockReading(CLOCK_REALTIME))
                              : SessionClocks.system(clock)
-        let control = try controlServer(config: setup.config, inbox: inbox, clock: clock, clocks: clocks, logger: logger)
+        let control = try controlServer(config: setup.config, library: setup.library, inbox: inbox, clock: clock, clocks: clocks,
+                                        logger: logger)
+        // Saved programs are checked and written on the worker, then join MODE's catalog in the loop.
+        setup.library.attach(worker: worker) { programs in inbox.post(.catalog(Presets.cycle + programs, at: clock.now)) }
         let controlState = control.map { ControlStateObserver(hub: $0.hub) }
         if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()

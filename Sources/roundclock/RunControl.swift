@@ -24,15 +24,17 @@ extension Run {
     /// The control socket's server, listening (docs/control-protocol.md): commands go into
     /// `inbox` stamped with `clock`'s now, `program` checked against the config. A socket
     /// that cannot be set up is one line and exit 73, like the frames file.
-    /// `adopt` maps anchors through `clocks` (`SessionAdopter`).
-    func controlServer<C: Clock & Sendable>(config: Config, inbox: ButtonInbox<C.Instant>, clock: C, clocks: SessionClocks<C.Instant>,
+    /// `adopt` maps anchors through `clocks` (`SessionAdopter`). The editor's requests go to
+    /// `library`, whose saved programs `program` and `adopt` reach as they do the config's.
+    func controlServer<C: Clock & Sendable>(config: Config, library: ProgramLibrary, inbox: ButtonInbox<C.Instant>, clock: C, clocks: SessionClocks<C.Instant>,
                                             logger: Logger) throws -> ControlServer?
     where C.Duration == Duration, C.Instant: Sendable {
         guard let path = controlPath() else { return nil }
         let adopter = SessionAdopter<C.Instant>(
             clocks: clocks,
             resolve: { spec in
-                config.resolveProgram(spec).map { .success($0) }
+                let config = library.merged(config)
+                return config.resolveProgram(spec).map { .success($0) }
                     ?? .failure(ControlError(Self.whyNotRunnable(spec, config: config) ?? "unknown program \(spec)"))
             },
             post: inbox.post)
@@ -40,8 +42,9 @@ extension Run {
             let hub = try ControlHub()
             return try ControlServer(
                 path: path, hub: hub, logger: logger, clockVersion: RoundClockVersion.text,
-                checkProgram: { spec in Self.whyNotRunnable(spec, config: config) },
+                checkProgram: { spec in Self.whyNotRunnable(spec, config: library.merged(config)) },
                 adopt: { token, share in adopter.adopt(token: token, share: share) },
+                edit: { request, state, reply in library.handle(request, state: state, reply: reply) },
                 post: { command in inbox.post(command, at: clock.now) })
         } catch {
             printError("control socket: \(error)")

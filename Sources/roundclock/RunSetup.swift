@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import CommandLineSupport
 import Platform
 import RoundClockConfig
@@ -28,6 +29,8 @@ extension Run {
         var recorder: FramesRecorder?
         /// The speaker's sounds, rendered before the clock starts; nil: no speaker.
         var sounds: SpeakerSetup.Sounds?
+        /// The programs saved from the editor (in `stateDirectory`), already among `config`'s.
+        var library: ProgramLibrary
     }
 
     func setup() throws -> Setup {
@@ -56,6 +59,10 @@ extension Run {
                 loaded = Config.defaults()
             }
             if let brightness { loaded.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60) }
+            // The editor's saved programs, next to the config's: `--program`, MODE and the state
+            // file's program name reach them as they do `[programs]`.
+            let library = ProgramLibrary(directory: stateDirectory(), configured: loaded.programs, logger: Logger(label: "roundclock"))
+            loaded = library.merged(loaded)
             let chosenBoard = try board.map { try BoardFile.load($0) } ?? loaded.loadBoard()
             let programGiven = CommandLine.arguments.contains { $0 == "--program" || $0.hasPrefix("--program=") }
             let program: Program
@@ -74,7 +81,8 @@ extension Run {
             return Setup(config: loaded, board: chosenBoard, program: program, programGiven: programGiven,
                          until: end, presses: presses, startWall: startWall,
                          stateDirectory: stateDirectory(),
-                         recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) })
+                         recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) },
+                         library: library)
         } catch let error as ConfigError {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)

@@ -22,6 +22,10 @@ import Testing
             #expect(try ControlRequest.parse(line) == request)
             #expect(try ControlRequest.parse(request.line) == request)
         }
+        for edit in [ProgramEdit.check(toml: "[programs.a]\nbase = \"tabata\""), .save(toml: "x"), .delete(name: "a"), .list] {
+            #expect(try ControlRequest.parse(ControlRequest.edit(edit).line) == .edit(edit))
+        }
+        #expect(ControlRequest.edit(.delete(name: "a")).line == #"{"command": "program-delete", "program": "a"}"#)
         #expect(ControlRequest.command(.program("tabata")).line == #"{"command": "program", "program": "tabata"}"#)
         #expect(ControlRequest.command(.adjust(seconds: -10)).line == #"{"command": "adjust", "seconds": -10}"#)
     }
@@ -51,16 +55,21 @@ import Testing
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
             (#"{"command": "jump"}"#,
-             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt)"#),
+             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs)"#),
             (#"{"command": "version", "x": 1}"#, #"unknown member "x" for "version""#),
             (#"{"command": "Version"}"#,
-             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt)"#),
+             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
             (#"{"command": "start", "program": "x"}"#, #"unknown member "program" for "start""#),
             (#"{"command": "program"}"#, #""program" needs a "program": a name or a DSL line"#),
             (#"{"command": "program", "program": ""}"#, #""program" must be a non-empty string"#),
+            (#"{"command": "program-save"}"#, #""program-save" needs a "toml": a [programs.NAME] snippet"#),
+            (#"{"command": "program-check", "toml": 3}"#, #""toml" must be a non-empty string"#),
+            (#"{"command": "program-check", "toml": "x", "program": "y"}"#, #"unknown member "program" for "program-check""#),
+            (#"{"command": "program-delete"}"#, #""program-delete" needs a "program": a saved program's name"#),
+            (#"{"command": "programs", "toml": "x"}"#, #"unknown member "toml" for "programs""#),
             (#"{"command": "start""#, #"not JSON: at byte 19: expected ',' or '}' in an object, found end of line"#),
         ]
         for (line, why) in cases {
@@ -116,6 +125,7 @@ import Testing
             #expect(ControlVersion.parse(notOne) == nil, "\(notOne)")
         }
         #expect(ControlRequest.version.line == #"{"command": "version"}"#)
-        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt"])
+        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt",
+                                     "program-check", "program-save", "program-delete", "programs"])
     }
 }

@@ -37,9 +37,10 @@ struct GatewayRoutes: Sendable {
         }
         router.get("/api/programs") { request, _ -> Response in
             guard access.hasSession(request) else { return Self.noSession }
-            return JSONReply.body(.ok, JSONReply.strings("programs", programs))
+            return JSONReply.body(.ok, JSONReply.strings("programs", await pickerPrograms()))
         }
         router.post("/api/command") { request, context -> Response in try await command(request, context) }
+        addEditor(to: router)
         router.ws("/api/live") { request, _ -> RouterShouldUpgrade in
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
             guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }
@@ -106,17 +107,24 @@ struct GatewayRoutes: Sendable {
         } catch let problem as CommandBody.Problem {
             return JSONReply.failure(.badRequest, problem.description)
         }
-        do {
+        return await forward(line)
+    }
+
+    /// Sends `line` to the clock: 200 with its `ok` reply, 422 with its refusal, 502, 503 or
+    /// 504 when there is no usable reply.
+    func forward(_ line: String) async -> Response {
+        do throws(ClockLink.CommandFailure) {
             let reply = try await link.send(line)
             switch ControlReply.parse(reply) {
             case .ok?: return JSONReply.body(.ok, reply)
             case .failed?: return JSONReply.body(.unprocessableContent, reply)
             case nil: return JSONReply.failure(.badGateway, "the clock's reply is not {\"ok\": …}")
             }
-        } catch .unreachable {
-            return JSONReply.failure(.serviceUnavailable, "clock unreachable")
-        } catch .noReply {
-            return JSONReply.failure(.gatewayTimeout, "the clock did not answer")
+        } catch {
+            switch error {
+            case .unreachable: return JSONReply.failure(.serviceUnavailable, "clock unreachable")
+            case .noReply: return JSONReply.failure(.gatewayTimeout, "the clock did not answer")
+            }
         }
     }
 
@@ -125,7 +133,7 @@ struct GatewayRoutes: Sendable {
 
     /// The request body, refused with 413 beyond `limit` bytes and with 408 when it does not
     /// arrive within `bodyTimeout` (then the connection closes).
-    private func body(_ request: Request, limit: Int) async throws -> [UInt8] {
+    func body(_ request: Request, limit: Int) async throws -> [UInt8] {
         do {
             return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
                 group.addTask { Array(try await request.body.collect(upTo: limit).readableBytesView) }

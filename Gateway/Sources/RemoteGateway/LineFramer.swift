@@ -37,8 +37,9 @@ struct LineFramer: ByteToMessageDecoder {
 typealias ControlChannel = NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
 enum ControlSocket {
-    /// Longest line accepted from the clock (a state line is a few hundred bytes).
-    static let maximumLine = 64 * 1024
+    /// Longest line accepted from the clock (a state line is a few hundred bytes; the
+    /// `programs` reply carries up to 64 KiB of saved TOML).
+    static let maximumLine = 256 * 1024
 
     /// Connects to the Unix socket at `path`, framed into lines.
     static func connect(_ path: String, group: any EventLoopGroup) async throws -> ControlChannel {

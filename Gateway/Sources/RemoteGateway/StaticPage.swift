@@ -14,8 +14,12 @@ public struct StaticPage: Sendable {
 
     static let served: [(url: String, file: String, type: String)] = [
         ("/", "index.html", "text/html; charset=utf-8"),
+        ("/api.js", "api.js", "text/javascript; charset=utf-8"),
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
+        ("/editor.html", "editor.html", "text/html; charset=utf-8"),
+        ("/editor.js", "editor.js", "text/javascript; charset=utf-8"),
+        ("/editor.css", "editor.css", "text/css; charset=utf-8"),
         ("/icon.svg", "icon.svg", "image/svg+xml"),
         ("/manifest.webmanifest", "manifest.webmanifest", "application/manifest+json"),
     ]

@@ -60,15 +60,7 @@ import TestSupport
         let noise: [UInt8] = Array(#"{}[]":,\ 0a"#.utf8) + [0x00, 0x0A, 0x0D, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         var accepted = 0
         for _ in 0..<5000 {
-            var bytes = Array(random.pick(seeds).utf8)
-            for _ in 0..<Int(random.next() % 4) where !bytes.isEmpty {
-                let at = Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 3 {
-                case 0: bytes.remove(at: at)
-                case 1: bytes.insert(bytes[at], at: at)
-                default: bytes[at] = random.pick(noise)
-                }
-            }
+            let bytes = random.mutated(Array(random.pick(seeds).utf8), noise: noise)
             do {
                 let line = try CommandBody.line(bytes)
                 accepted += 1

@@ -33,6 +33,17 @@ import Testing
         #expect(run.stdout.hasSuffix("browser check: all passed\n"))
     }
 
+    @Test func programEditorApiAndPageInHeadlessChromium() async throws {
+        let run = try await Self.check("editor_check.py")
+        #expect(run.stdout.contains("ok: check answered the plan: 2 × (ROW 0:40, WALK 0:10) / 0:15 rest 1:55"))
+        #expect(run.stdout.contains("ok: preview from the clock: 3:10 (7 phases)"))
+        #expect(run.stdout.contains("ok: a bad time shows the clock's line: program: programs.hiit.intervals[1].time:"))
+        #expect(run.stdout.contains("ok: imported the snippet into the form: ['ROW', 'WALK'] 1:55"))
+        #expect(run.stdout.contains("ok: saved and deleted 'imported' from the list"))
+        #expect(run.stdout.contains("ok: selected and started on the clock: hiit"))
+        #expect(run.stdout.hasSuffix("editor check: all passed\n"))
+    }
+
     /// The holes an attacker on the gym's network would try: connections that never finish
     /// their first request, connection caps, DNS rebinding, distributed PIN guessing, a
     /// WebSocket that outlives its logout, error answers without the security headers, HEAD.

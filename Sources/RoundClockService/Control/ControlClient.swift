@@ -15,6 +15,8 @@ struct ControlClient {
     var subscribed = false
     /// `adopt`s posted and not yet answered: a client that closed its sending side waits for them.
     var adoptsWaiting = 0
+    /// Editor requests not yet answered (a save waits for its write): as `adoptsWaiting`.
+    var editsWaiting = 0
     /// The client closed its end: send what is pending, then close.
     var closing = false
     /// Its socket failed (logged): it is let go without another read or send.
@@ -23,7 +25,7 @@ struct ControlClient {
     var pending: Int { output.count - sent }
 
     /// Closed its sending side and has nothing more coming: it can be let go.
-    var done: Bool { closing && pending == 0 && !subscribed && adoptsWaiting == 0 }
+    var done: Bool { closing && pending == 0 && !subscribed && adoptsWaiting == 0 && editsWaiting == 0 }
 
     /// Splits `bytes` into complete lines for `handle`; keeps the unfinished one. A line
     /// longer than the limit is answered once, by `tooLong`, and skipped.

@@ -86,9 +86,35 @@ extension ControlServer {
             } else {
                 client.adoptsWaiting += 1
             }
+        case .edit(let request):
+            // Answered through `editReplies` and the hub's wake-up, whichever thread replies.
+            client.editsWaiting += 1
+            let id = client.id
+            edit(request, hub.current) { [weak self] line in
+                guard let self else { return }
+                self.editReplies.withLock { $0.append((id, line)) }
+                self.hub.wake.signal()
+            }
         case .command(let command):
             post(command)
             client.queue(ControlReply.ok.line)
+        }
+    }
+
+    /// Queues the editor replies given since the last look to their clients (a client gone
+    /// since is skipped).
+    func answerEdits(_ c: inout Connections) {
+        let replies = editReplies.withLock { replies in
+            defer { replies.removeAll() }
+            return replies
+        }
+        for (id, line) in replies {
+            guard var client = c.clients[id], !client.failed else { continue }
+            client.editsWaiting -= 1
+            client.queue(line)
+            flush(&client)
+            c.clients[id] = client
+            settle(id, &c, drop: client.failed || client.done)
         }
     }
 

@@ -30,6 +30,11 @@ public final class ControlServer: Sendable {
     let waitingAdopts = Mutex<[Int]>([])
     /// The `version` reply: the protocol's version and the clock program's (`clockVersion`).
     let version: ControlVersion
+    /// Carries out a program editor request (`ProgramEdit`) given the current state, and
+    /// answers it through `reply`, at once or later (from the worker thread, once written).
+    let edit: @Sendable (ProgramEdit, ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void
+    /// Editor replies given by `edit` and not yet queued to their clients (client id, line).
+    let editReplies = Mutex<[(id: Int, line: String)]>([])
 
     /// The connections, touched by the loop's handlers (and by `stop`).
     struct Connections {
@@ -54,6 +59,9 @@ public final class ControlServer: Sendable {
     public init(path: String, hub: ControlHub, logger: Logger, clockVersion: String = "unknown",
                 checkProgram: @escaping @Sendable (String) -> String?,
                 adopt: @escaping @Sendable (Int64, SessionShare) -> String? = { _, _ in "adopt: this clock does not adopt sessions" },
+                edit: @escaping @Sendable (ProgramEdit, ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void = { edit, _, reply in
+                    reply(ControlReply.failed("\(edit.word): this clock keeps no saved programs").line)
+                },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
         let (fd, group) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
         self.path = path
@@ -63,6 +71,7 @@ public final class ControlServer: Sendable {
         self.post = post
         self.checkProgram = checkProgram
         self.adopt = adopt
+        self.edit = edit
         self.version = ControlVersion(clock: clockVersion)
         switch group {
         case .success(let grouped):
@@ -125,7 +134,8 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// The render loop published states (or carried out `adopt`s): queue them to the subscribers.
+    /// The render loop published states (or carried out `adopt`s, or an editor request was
+    /// answered): queue them to their clients.
     private func hubChanged() {
         hub.wake.clear()
         let taken = hub.take()
@@ -146,6 +156,7 @@ public final class ControlServer: Sendable {
                 settle(id, &c, drop: client.failed)
             }
             if taken.adoptsApplied > 0 { answerAdopts(taken.adoptsApplied, &c) }
+            answerEdits(&c)
         }
     }
 
