@@ -135,7 +135,7 @@ struct ScriptRun {
                     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
                     // stderr to a file, so that only one pipe is read here and neither can fill up.
                     let errPath = NSTemporaryDirectory() + "rc-script-\(UUID().uuidString).err"
-                    FileManager.default.createFile(atPath: errPath, contents: nil)
+                    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
                     defer { try? FileManager.default.removeItem(atPath: errPath) }
                     let out = Pipe()
                     process.standardOutput = out
