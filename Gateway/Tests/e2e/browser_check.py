@@ -72,8 +72,9 @@ def readme_picture(driver, rig, shot):
     """The picture in the README (docs/images/phone.png, copied by scripts/screenshots): a
     boxing round running. RESET, boxing and START on the page; the 10 s prep and the first
     rounds are skipped (the remote's `skip`, MODE held on the clock) up to round 3; the shot
-    is taken once the page's time has counted down from 3:00. Cropped to the page's content
-    (the phone's screen below it is empty), at the emulated phone's pixel density."""
+    is taken once the page's time has counted down from 3:00. Cropped below the program picker
+    (the link to the editor is below the phone's first screen), at the emulated phone's pixel
+    density."""
     driver.find_element(By.ID, "reset").click()
     wait_for(lambda: driver.find_element(By.ID, "program").is_enabled(), what="the program picker after RESET")
     Select(driver.find_element(By.ID, "program")).select_by_value("boxing")
@@ -93,13 +94,12 @@ def readme_picture(driver, rig, shot):
         wait_for(lambda: text(driver, "status") != status, what=f"the page to leave {status!r}")
     assert text(driver, "status") == "boxing · running · work · round 3 of 12", text(driver, "status")
     wait_for(lambda: (panel(driver, "time") or "").strip() in ("2:58", "2:57"), what="round 3 counting down")
-    # Down to the last thing shown on the page (an empty error line is not), plus the page's
+    # Down to the program picker, the last thing a phone's screen shows whole, plus the page's
     # own side margin.
     box = driver.execute_script(
         "const margin = document.getElementById('panels').getBoundingClientRect().left;"
-        "const bottoms = [...document.querySelectorAll('#remote > *')].filter((e) => e.textContent.trim())"
-        "  .map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0).map((r) => r.bottom);"
-        "return [innerWidth, Math.min(innerHeight, Math.ceil(Math.max(...bottoms) + margin)), devicePixelRatio];")
+        "const bottom = document.getElementById('program').getBoundingClientRect().bottom;"
+        "return [innerWidth, Math.min(innerHeight, Math.ceil(bottom + margin)), devicePixelRatio];")
     width, height, ratio = box
     png = driver.execute_cdp_cmd("Page.captureScreenshot", {
         "format": "png", "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
