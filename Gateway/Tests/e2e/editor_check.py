@@ -12,6 +12,7 @@ the clock's one-line error under the form; a saved program is deleted from the l
 
     python3 Gateway/Tests/e2e/editor_check.py
 """
+import base64
 import json
 import os
 import sys
@@ -21,7 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_check import browser, text  # noqa: E402
+from browser_check import ARTIFACTS, browser, text  # noqa: E402
 from rc_harness import PIN, Rig, wait_for  # noqa: E402
 
 SNIPPET = ('[programs.circuit]\nrounds = 2\nrest = "0:15"\n'
@@ -80,6 +81,20 @@ def alert(driver):
         return None
 
 
+def shot(driver, path):
+    """The whole form and its preview (docs/images/editor.png, copied by scripts/screenshots),
+    at the emulated phone's pixel density."""
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    width, height = driver.execute_script(
+        "return [innerWidth, Math.ceil(document.documentElement.scrollHeight)];")
+    png = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(png["data"]))
+    print(f"ok: screenshot {path}: {width}x{height} CSS px")
+
+
 def page(rig):
     driver = browser()
     try:
@@ -111,6 +126,7 @@ def page(rig):
         time.clear()
         time.send_keys("0:30")
         wait_for(lambda: text(driver, "total") == "2:40" and text(driver, "check-error") == "", what="the total 2:40")
+        shot(driver, os.path.join(ARTIFACTS, "editor.png"))
 
         driver.find_element(By.ID, "save").click()
         wait_for(lambda: text(driver, "saved").startswith("saved hiit"), what="saved on the page")
