@@ -33,6 +33,9 @@ public enum ControlLimits {
     public static let maxDepth = 8
     /// Connections served at once; one more is answered with an error and closed.
     public static let maxClients = 32
+    /// Editor requests (`program-check`, …) of one connection that may wait for their replies;
+    /// one more is refused, so a client that never reads cannot pile work up.
+    public static let maxEditsWaiting = 4
     /// Bytes waiting to be sent to one client. A subscriber with more than this pending is
     /// dropped (it fell behind); a client that sends requests without reading its replies
     /// is no longer read while half of this is pending.

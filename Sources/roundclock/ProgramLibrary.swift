@@ -69,15 +69,15 @@ final class ProgramLibrary: Sendable {
         return merged
     }
 
-    /// Carries out `request` and answers it through `reply` (one line). `state`: the clock's
-    /// current state, so the program underway is never changed.
-    func handle(_ request: ProgramEdit, state: ControlState?, reply: @escaping @Sendable (String) -> Void) {
+    /// Carries out `request` and answers it through `reply` (one line). `state` reads the
+    /// clock's current state when the job runs, so the program underway is never changed.
+    func handle(_ request: ProgramEdit, state: @escaping @Sendable () -> ControlState?, reply: @escaping @Sendable (String) -> Void) {
         let key = "programs \(jobs.add(1, ordering: .relaxed).newValue)"
         let job: @Sendable () -> Void = { [self] in
             switch request {
             case .check(let toml): reply(check(toml))
-            case .save(let toml): reply(save(toml, state: state))
-            case .delete(let name): reply(delete(name, state: state))
+            case .save(let toml): reply(save(toml, state: state()))
+            case .delete(let name): reply(delete(name, state: state()))
             case .list: reply(list())
             }
         }

@@ -123,11 +123,11 @@ struct Run: AsyncParsableCommand {
     ) async throws where C.Duration == Duration, C.Instant: Sendable {
         let notifier = SystemdNotifier.fromEnvironment()
         let recorder = setup.recorder
-        // The one worker thread for disk writes (the state file, the frames file), when there
-        // are any: the loop never waits for a disk. Without it (pthread_create failed), they
-        // are written on the loop.
+        // The one worker thread for disk writes (the state file, the frames file) and the
+        // program editor's requests, when there are any: the loop never waits for a disk.
+        // Without it (pthread_create failed), they are done on the loop.
         var worker: BlockingWorker?
-        if setup.stateDirectory != nil || recorder != nil {
+        if setup.stateDirectory != nil || recorder != nil || controlPath() != nil {
             do { worker = try BlockingWorker() } catch {
                 logger.error("\(error); the state and frames files are written on the render loop")
             }

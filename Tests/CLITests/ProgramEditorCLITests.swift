@@ -110,6 +110,22 @@ import TestSupport
         #expect(try await clock.stop() == "exit 0", "\(clock.log)")
     }
 
+    @Test func aConnectionThatSendsManyEditorRequestsAtOnceGetsAtMostFourRunAndTheRestRefused() async throws {
+        let clock = try ControlledClock()
+        defer { clock.removeFiles() }
+        let remote = try await clock.connect()
+        // Ten requests in one write: the clock reads them in one go, before any reply.
+        try remote.send(Array(repeating: #"{"command": "programs"}"#, count: 10).joined(separator: "\n"))
+        var replies: [String] = []
+        for _ in 0..<10 { replies.append(try #require(try remote.line())) }
+        let refused = #"{"ok": false, "error": "programs: 4 editor requests of this connection wait for their replies already; read them first"}"#
+        #expect(replies.filter { $0 == refused }.count == 6, "\(replies)")
+        #expect(replies.filter { $0.hasPrefix(#"{"ok": true"#) }.count == 4)
+        // Read, the connection is served again.
+        #expect(try Self.object(try remote.request(#"{"command": "programs"}"#))["ok"] as? Bool == true)
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+    }
+
     @Test func withoutAStateDirectoryProgramsAreCheckedButNotSaved() async throws {
         let clock = try ControlledClock()
         defer { clock.removeFiles() }

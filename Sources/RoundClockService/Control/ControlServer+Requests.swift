@@ -87,10 +87,16 @@ extension ControlServer {
                 client.adoptsWaiting += 1
             }
         case .edit(let request):
-            // Answered through `editReplies` and the hub's wake-up, whichever thread replies.
+            // Answered through `editReplies` and the hub's wake-up, whichever thread replies;
+            // the job reads the clock's state when it runs, not when the request came.
+            guard client.editsWaiting < ControlLimits.maxEditsWaiting else {
+                client.queue(ControlReply.failed("\(request.word): \(ControlLimits.maxEditsWaiting) editor requests of this connection "
+                    + "wait for their replies already; read them first").line)
+                return
+            }
             client.editsWaiting += 1
             let id = client.id
-            edit(request, hub.current) { [weak self] line in
+            edit(request, { [hub] in hub.current }) { [weak self] line in
                 guard let self else { return }
                 self.editReplies.withLock { $0.append((id, line)) }
                 self.hub.wake.signal()

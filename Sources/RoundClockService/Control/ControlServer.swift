@@ -32,7 +32,7 @@ public final class ControlServer: Sendable {
     let version: ControlVersion
     /// Carries out a program editor request (`ProgramEdit`) given the current state, and
     /// answers it through `reply`, at once or later (from the worker thread, once written).
-    let edit: @Sendable (ProgramEdit, ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void
+    let edit: @Sendable (ProgramEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void
     /// Editor replies given by `edit` and not yet queued to their clients (client id, line).
     let editReplies = Mutex<[(id: Int, line: String)]>([])
 
@@ -59,7 +59,7 @@ public final class ControlServer: Sendable {
     public init(path: String, hub: ControlHub, logger: Logger, clockVersion: String = "unknown",
                 checkProgram: @escaping @Sendable (String) -> String?,
                 adopt: @escaping @Sendable (Int64, SessionShare) -> String? = { _, _ in "adopt: this clock does not adopt sessions" },
-                edit: @escaping @Sendable (ProgramEdit, ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void = { edit, _, reply in
+                edit: @escaping @Sendable (ProgramEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void = { edit, _, reply in
                     reply(ControlReply.failed("\(edit.word): this clock keeps no saved programs").line)
                 },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
