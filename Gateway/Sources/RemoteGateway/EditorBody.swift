@@ -26,9 +26,14 @@ public enum EditorBody {
         if let command = members.first(where: { $0.key == "command" }) {
             throw .refused("unknown member \"command\" (the route says it: \(word)); got \(command.value.encoded)")
         }
+        // The command's name makes the line longer than the body: it must still fit in one.
+        let encoded = JSONValue.object([JSONMember("command", .string(word))] + members).encoded
+        guard encoded.utf8.count <= ControlLimits.maxLineBytes else {
+            throw .refused("the request is \(encoded.utf8.count) bytes as the clock's line; at most \(ControlLimits.maxLineBytes)")
+        }
         let request: ControlRequest
         do {
-            request = try ControlRequest.parse(JSONValue.object([JSONMember("command", .string(word))] + members).encoded)
+            request = try ControlRequest.parse(encoded)
         } catch {
             throw .refused(error.description)
         }

@@ -16,6 +16,21 @@ import TestSupport
         #expect(try EditorBody.line(Array(#"{"program": "a"}"#.utf8), route: "delete") == #"{"command": "program-delete", "program": "a"}"#)
     }
 
+    @Test func aBodyWithinTheLimitWhoseLineIsLongerIsRefusedHere() throws {
+        // The line adds the command's name to the body: a body just within the limit gives a
+        // line over it, which the clock would refuse without a word about the program.
+        let filler = String(repeating: "x", count: EditorBody.maximumBytes - 40)
+        let body = Array(#"{"toml": "[programs.a]\n# \#(filler)"}"#.utf8)
+        #expect(body.count <= EditorBody.maximumBytes)
+        #expect(throws: CommandBody.Problem.self) { try EditorBody.line(body, route: "save") }
+        do {
+            _ = try EditorBody.line(body, route: "save")
+        } catch {
+            #expect(error.description.hasPrefix("the request is "), "\(error.description)")
+            #expect(error.description.hasSuffix("bytes as the clock's line; at most 4096"))
+        }
+    }
+
     @Test(arguments: [
         (#"{"toml": "x"}"#, "delete", #"unknown member "toml" for "program-delete""#),
         (#"{"program": "a"}"#, "check", #"unknown member "program" for "program-check""#),
