@@ -40,6 +40,28 @@ function formToToml() {
   return lines.join("\n") + "\n";
 }
 
+const ESCAPES = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f" };
+
+// The snippet without its comments: a `#` outside a string to the end of its line.
+function withoutComments(text) {
+  let out = "", quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      out += c;
+      if (c === "\\" && quote === '"') { out += text[++i] ?? ""; } else if (c === quote) { quote = null; }
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      out += c;
+    } else if (c === "#") {
+      while (i + 1 < text.length && text[i + 1] !== "\n") { i++; }
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // Reads the values the form writes: strings, whole numbers, booleans, arrays and inline
 // tables; comments skipped. Throws with what it could not read.
 function parseValue(text, at) {
@@ -57,7 +79,7 @@ function parseValue(text, at) {
     let out = "";
     at.i++;
     while (at.i < text.length && text[at.i] !== '"') {
-      if (text[at.i] === "\\") { at.i++; out += text[at.i] === "n" ? "\n" : text[at.i]; } else { out += text[at.i]; }
+      if (text[at.i] === "\\") { at.i++; out += ESCAPES[text[at.i]] ?? text[at.i]; } else { out += text[at.i]; }
       at.i++;
     }
     at.i++;
@@ -89,11 +111,12 @@ function parseValue(text, at) {
   return word[0] === "true" ? true : word[0] === "false" ? false : Number(word[0]);
 }
 
-function parseSnippet(text) {
-  const header = /^\s*(?:#[^\n]*\n\s*)*\[programs\.([a-z0-9_-]+)\]\s*\n/.exec(text);
+function parseSnippet(snippet) {
+  const text = withoutComments(snippet);
+  const header = /^\s*\[programs\.([a-z0-9_-]+)\][ \t]*\n/.exec(text);
   if (!header) { throw new Error("a program starts with its header, e.g. [programs.circuit]"); }
-  const body = text.slice(header[0].length);
-  const table = parseValue("{" + body.replace(/\n(?=\s*[A-Za-z0-9_-]+\s*=)/g, ",\n") + "}", { i: 0 });
+  const body = text.slice(header[0].length).trim();
+  const table = parseValue("{" + body.replace(/\n\s*(?=[A-Za-z0-9_-]+\s*=)/g, ",\n") + "}", { i: 0 });
   return { name: header[1], table };
 }
 

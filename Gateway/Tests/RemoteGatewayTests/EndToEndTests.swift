@@ -38,7 +38,7 @@ import Testing
         #expect(run.stdout.contains("ok: check answered the plan: 2 × (ROW 0:40, WALK 0:10) / 0:15 rest 1:55"))
         #expect(run.stdout.contains("ok: preview from the clock: 3:10 (7 phases)"))
         #expect(run.stdout.contains("ok: a bad time shows the clock's line: program: programs.hiit.intervals[1].time:"))
-        #expect(run.stdout.contains("ok: imported the snippet into the form: ['ROW', 'WALK'] 1:55"))
+        #expect(run.stdout.contains("ok: imported the snippet, comments and all, into the form: ['ROW', 'WALK'] 1:55"))
         #expect(run.stdout.contains("ok: saved and deleted 'imported' from the list"))
         #expect(run.stdout.contains("ok: selected and started on the clock: hiit"))
         #expect(run.stdout.hasSuffix("editor check: all passed\n"))

@@ -141,7 +141,10 @@ def page(rig):
         driver.find_element(By.ID, "copy").click()
         wait_for(lambda: text(driver, "share-status") in ("copied", "selected: copy it with the phone's menu"), what="copy")
         print("ok: share:", text(driver, "share-status"))
-        imported = SNIPPET.replace("circuit", "imported")
+        # As copied from a config file, with its comments.
+        imported = ('# from the config of the other ring\n[programs.imported]  # rows and walks\n'
+                    'rounds = 2 # two\n# between the rounds\nrest = "0:15"\n'
+                    'intervals = [ {label = "ROW", time = "0:40"}, {label = "WALK", time = "0:10", kind = "rest"} ]\n')
         box = driver.find_element(By.ID, "toml")
         box.clear()
         box.send_keys(imported)
@@ -150,7 +153,7 @@ def page(rig):
         wait_for(lambda: text(driver, "total") == "1:55", what="the imported program's total")
         labels = [e.get_attribute("value") for e in driver.find_elements(By.CSS_SELECTOR, '#intervals [data-field="label"]')]
         assert labels == ["ROW", "WALK"], labels
-        print("ok: imported the snippet into the form:", labels, text(driver, "total"))
+        print("ok: imported the snippet, comments and all, into the form:", labels, text(driver, "total"))
         driver.find_element(By.ID, "save").click()
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, '[data-program="imported"] [data-action="delete"]'),
                  what="imported in the list")
