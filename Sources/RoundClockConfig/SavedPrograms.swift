@@ -64,6 +64,30 @@ public struct SavedPrograms: Sendable, Hashable {
         return saved
     }
 
+    /// What can be kept of a file `load` refused: each snippet that reads on its own (the
+    /// first of a name, up to `maxPrograms`, within `maxBytes`), and the error of each other.
+    public static func salvage(_ text: String, file: String) -> (saved: SavedPrograms, refused: [ConfigError]) {
+        var snippets: [String: String] = [:]
+        var refused: [ConfigError] = []
+        for piece in pieces(of: text) {
+            do throws(ConfigError) {
+                let program = try check(piece)
+                guard snippets[program.name] == nil else {
+                    throw ConfigError(file: file, location: "programs.\(program.name)", message: "saved twice; the first is kept")
+                }
+                guard snippets.count < maxPrograms, Self.text(of: snippets.merging([program.name: normalized(piece)]) { $1 }).utf8.count <= maxBytes else {
+                    throw ConfigError(file: file, location: "programs.\(program.name)", message: "past the limits of \(maxPrograms) programs and \(maxBytes) bytes")
+                }
+                snippets[program.name] = normalized(piece)
+            } catch {
+                refused.append(ConfigError(file: file, location: error.location, message: error.message))
+            }
+        }
+        // Each kept snippet read alone; together they read back as the file `load` takes.
+        guard let saved = try? load(Self.text(of: snippets), file: file) else { return (SavedPrograms(), refused) }
+        return (saved, refused)
+    }
+
     /// The saved programs with `snippet` added (or replacing the one of its name): its
     /// program, and the file's new text. A name the config file has (`configured`) is
     /// refused: the config wins.

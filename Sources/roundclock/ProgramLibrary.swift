@@ -35,7 +35,7 @@ final class ProgramLibrary: Sendable {
 
     /// Reads `programs.toml` from `directory`. A file that cannot be used is one logged line
     /// naming it and is set aside (`programs.toml.corrupt`, `-2`, ...): the clock starts
-    /// with none saved.
+    /// with the programs in it that read on their own (written back), or with none.
     init(directory: String?, configured: [Program], logger: Logger,
          write: @escaping DurableWrite = { text, path, temp, directory throws(SystemError) in
              try DurableFiles.writeAtomically(text, path: path, temp: temp, directory: directory)
@@ -172,28 +172,51 @@ final class ProgramLibrary: Sendable {
             setAside(path, because: error.description)
             return SavedPrograms()
         }
+        var loaded: SavedPrograms
         do {
-            let loaded = try SavedPrograms.load(text, file: path)
-            for name in loaded.programs.map(\.name) where configured.contains(where: { $0.name == name }) {
-                logger.warning("programs: \(path): \(name) is also in the config file; the config's is used")
-            }
-            return loaded
+            loaded = try SavedPrograms.load(text, file: path)
         } catch {
-            setAside(path, because: error.description)
-            return SavedPrograms()
+            loaded = salvage(text, path: path, because: error)
         }
+        for name in loaded.programs.map(\.name) where configured.contains(where: { $0.name == name }) {
+            logger.warning("programs: \(path): \(name) is also in the config file; the config's is used")
+        }
+        return loaded
     }
 
-    private func setAside(_ path: String, because why: String) {
+    /// A file that does not read as a whole: it is set aside as it is, and the programs that
+    /// read on their own are written back, so one bad program never loses the others.
+    private func salvage(_ text: String, path: String, because error: ConfigError) -> SavedPrograms {
+        let (kept, refused) = SavedPrograms.salvage(text, file: path)
+        guard !kept.programs.isEmpty, let directory else {
+            setAside(path, because: error.description, keeping: 0)
+            return SavedPrograms()
+        }
+        for problem in refused { logger.warning("programs: \(problem.description); not loaded") }
+        guard setAside(path, because: error.description, keeping: kept.programs.count) else { return SavedPrograms() }
+        do throws(SystemError) {
+            try write(kept.text, path, "\(directory)/.\(SavedPrograms.fileName).tmp", directory)
+        } catch {
+            logger.error("programs: cannot write \(path) back: \(error); its \(kept.programs.count) programs are kept until the next start")
+        }
+        return kept
+    }
+
+    /// Renames the file at `path` out of the way; whether it did.
+    @discardableResult
+    private func setAside(_ path: String, because why: String, keeping kept: Int = 0) -> Bool {
+        let starting = kept == 0 ? "starting with no saved programs" : "starting with the \(kept) programs that read on their own"
         guard let target = (1...1000).lazy.map({ $0 == 1 ? "\(path).corrupt" : "\(path).corrupt-\($0)" }).first(where: DurableFiles.isFree) else {
             logger.error("programs: \(why); no name free to set it aside; starting with no saved programs")
-            return
+            return false
         }
         do throws(SystemError) {
             try DurableFiles.rename(path, to: target)
-            logger.warning("programs: \(why); set aside as \(target); starting with no saved programs")
+            logger.warning("programs: \(why); set aside as \(target); \(starting)")
+            return true
         } catch {
             logger.error("programs: \(why); cannot set it aside (\(error)); starting with no saved programs")
+            return false
         }
     }
 }

@@ -110,6 +110,24 @@ import TestSupport
         #expect(try await clock.stop() == "exit 0", "\(clock.log)")
     }
 
+    @Test func oneProgramThatNoLongerReadsLosesNoneOfTheOthers() async throws {
+        let stateDir = try Self.stateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDir) }
+        let bad = "[programs.broken]\nintervals = [ {label = \"ROW\", time = \"0:4x\"} ]\n"
+        let file = Self.circuit + "\n" + bad + "\n" + Self.circuit.replacingOccurrences(of: "circuit", with: "hill")
+        try file.write(toFile: stateDir + "/programs.toml", atomically: false, encoding: .utf8)
+        let clock = try ControlledClock(["--state-dir", stateDir])
+        defer { clock.removeFiles() }
+        let remote = try await clock.connect()
+        #expect(try Self.savedNames(remote) == ["circuit", "hill"])
+        #expect(clock.log.contains("programs.broken.intervals[1].time: \"0:4x\" is not a usable time"), "\(clock.log)")
+        #expect(clock.log.contains("set aside as \(stateDir)/programs.toml.corrupt; starting with the 2 programs that read on their own"))
+        #expect(try String(contentsOfFile: stateDir + "/programs.toml.corrupt", encoding: .utf8) == file)
+        let kept = try String(contentsOfFile: stateDir + "/programs.toml", encoding: .utf8)
+        #expect(kept.contains("[programs.circuit]") && kept.contains("[programs.hill]") && !kept.contains("broken"))
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+    }
+
     @Test func aConnectionThatSendsManyEditorRequestsAtOnceGetsAtMostFourRunAndTheRestRefused() async throws {
         let clock = try ControlledClock()
         defer { clock.removeFiles() }
