@@ -13,6 +13,9 @@ struct GatewayRoutes: Sendable {
     let page: StaticPage
     /// The program picker's choices: the presets MODE cycles, then the config's programs.
     let programs: [String]
+    /// The TV page's messages (`DisplayService`) and whether viewing it needs the PIN.
+    let display: LiveHub
+    let displayPin: Bool
 
     /// Largest login body (`{"pin": "…"}`).
     static let maximumLoginBytes = 256
@@ -40,6 +43,11 @@ struct GatewayRoutes: Sendable {
             return JSONReply.body(.ok, JSONReply.strings("programs", programs))
         }
         router.post("/api/command") { request, context -> Response in try await command(request, context) }
+        router.get("/api/display-access") { request, _ -> Response in
+            guard !displayPin || access.hasSession(request) else { return Self.noSession }
+            return JSONReply.body(.ok, #"{"ok": true}"#)
+        }
+        DisplaySocket(access: access, hub: display, needsPin: displayPin).add(to: router)
         router.ws("/api/live") { request, _ -> RouterShouldUpgrade in
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
             guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }
