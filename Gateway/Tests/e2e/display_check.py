@@ -9,17 +9,21 @@ Checks:
   (b) with the proxy stalling every byte (the page's WebSocket cut) for 20 s mid-round, the page
       keeps counting and is still within one frame when the cut ends;
   (c) without a session the page shows; with `[remote] display_pin = true` it asks for the
-      PIN, and the WebSocket is refused without one.
+      PIN, and the WebSocket is refused without one;
+  (d) the page's text equals the panel's at every change of a virtual-time run (seconds, hours,
+      count-up, overtime), and a viewer without a PIN is bounded.
 Prints the page's change instants against the panel's as p50/p99/max. `--minutes N` runs the
-long measurement (docs/benchmarks.md); `--shots DIR` keeps screenshots at 1920x1080 and
-3840x2160 there.
+long measurement (docs/benchmarks.md). Keeps screenshots at 1920x1080 and 3840x2160, checked
+for digits a third of the screen tall and nothing cut off, in $ARTIFACTS (default
+<repo>/.build-artifacts; scripts/screenshots copies them to docs/images/) or `--shots DIR`.
 
-    python3 Gateway/Tests/e2e/display_check.py [--minutes 10] [--shots docs/images]
+    python3 Gateway/Tests/e2e/display_check.py [--minutes 10] [--shots DIR]
 """
 import argparse
 import json
 import os
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -31,7 +35,7 @@ from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_check import CHROMEDRIVER, CHROMIUM  # noqa: E402
-from rc_harness import CONFIG, PIN, Rig, wait_for  # noqa: E402
+from rc_harness import CLOCK, CONFIG, PIN, REPO, Rig, wait_for  # noqa: E402
 
 FRAME_MS = 1000 / 60
 # The program: 10 s prep, then rounds of 2:00 work and 0:30 rest.
@@ -95,16 +99,23 @@ def tv_browser(width, height):
 
 
 def page_to_monotonic(driver):
-    """The constant c with CLOCK_MONOTONIC seconds = performance.now() / 1000 + c, from the
-    round trip to the page with the smallest delay; returns (c, that round trip in s)."""
+    """c with CLOCK_MONOTONIC seconds = performance.now() / 1000 + c now, from the round trip
+    to the page with the smallest delay; returns (c, that round trip in s, performance.now())."""
     best = None
     for _ in range(40):
         before = time.monotonic()
         now = driver.execute_script("return performance.now()")
         after = time.monotonic()
         if best is None or after - before < best[1]:
-            best = ((before + after) / 2 - now / 1000, after - before)
+            best = ((before + after) / 2 - now / 1000, after - before, now)
     return best
+
+
+def to_monotonic(first, last):
+    """performance.now() ms -> CLOCK_MONOTONIC s, interpolating c between two measurements
+    (the two clocks may drift apart by a little over a long run)."""
+    (c0, _, p0), (c1, _, p1) = first, last
+    return lambda p: p / 1000 + c0 + (c1 - c0) * (p - p0) / max(p1 - p0, 1)
 
 
 def percentiles(values_ms):
@@ -113,12 +124,12 @@ def percentiles(values_ms):
     return pick(0.5), pick(0.99), values[-1]
 
 
-def compare(frames, changes, c, windows, quiet):
+def compare(frames, changes, mapping, windows, quiet):
     """Each time-panel change of the frames file inside one of `windows` (monotonic seconds)
     and not within `quiet` s after a command, matched to the page's change to the same text:
     the page's instant minus the panel's, in ms."""
     panel = [(f["t"], f["text"]) for f in frames if f.get("panel") == "time" and f.get("state") == "running"]
-    page = [(ch["t"] / 1000 + c, ch["text"]) for ch in changes]
+    page = [(mapping(ch["t"]), ch["text"]) for ch in changes]
     deltas, missing = [], []
     for t, text in panel:
         if not any(a <= t <= b for a, b in windows) or any(0 <= t - q <= 1.2 for q in quiet):
@@ -144,8 +155,8 @@ def run_measurement(minutes, shots):
                      what="the page's offset measurement")
             wait_for(lambda: driver.find_element(By.ID, "time").text.strip(), what="the ready face")
             print("ok: the page shows without a session:", repr(driver.find_element(By.ID, "time").text))
-            c, uncertainty = page_to_monotonic(driver)
-            print(f"page clock mapped to CLOCK_MONOTONIC within ±{uncertainty * 500:.2f} ms")
+            first = page_to_monotonic(driver)
+            print(f"page clock mapped to CLOCK_MONOTONIC within ±{first[1] * 500:.2f} ms")
             quiet = []
 
             def command(name, **fields):
@@ -166,52 +177,67 @@ def run_measurement(minutes, shots):
                     script += [(base + 10, "stop", {}), (base + 12, "start", {}), (base + 20, "adjust", {"seconds": 10}),
                                (base + 30, "skip", {})]
             cut = (34.0, 54.0)
-            cut_done = False
-            for at, name, fields in sorted(script):
-                while time.monotonic() - start < at:
-                    if not cut_done and time.monotonic() - start >= cut[0]:
+            cut_end = []
+
+            def wait_until(second):
+                """Waits for `second` of the run, cutting the page's network 20 s when it is due."""
+                while time.monotonic() - start < second:
+                    if not cut_end and time.monotonic() - start >= cut[0]:
                         proxy.stalled.set()
                         print("the page's network stalled for 20 s")
                         wait_for(lambda: time.monotonic() - start >= cut[1], timeout=40, what="the end of the cut")
-                        cut_top = time.monotonic()
                         proxy.stalled.clear()
-                        cut_done = True
+                        cut_end.append(time.monotonic())
                     time.sleep(0.05)
+
+            for at, name, fields in sorted(script):
+                wait_until(at)
                 command(name, **fields)
                 print(f"{name} {fields} at {quiet[-1]:.3f}")
-            while time.monotonic() - start < total:
-                if not cut_done and time.monotonic() - start >= cut[0]:
-                    proxy.stalled.set()
-                    print("the page's network stalled for 20 s")
-                    wait_for(lambda: time.monotonic() - start >= cut[1], timeout=40, what="the end of the cut")
-                    cut_top = time.monotonic()
-                    proxy.stalled.clear()
-                    cut_done = True
-                time.sleep(0.05)
+            wait_until(total)
             fetched = time.monotonic()
             changes = driver.execute_script("return window.__changes")
-            c_after, _ = page_to_monotonic(driver)
-            print(f"page clock drift against CLOCK_MONOTONIC over the run: {(c_after - c) * 1000:.2f} ms")
+            last = page_to_monotonic(driver)
+            print(f"page clock drift against CLOCK_MONOTONIC over the run: {(last[0] - first[0]) * 1000:.2f} ms")
+            mapping = to_monotonic(first, last)
             frames = rig.frame_lines()
             everything = [(start, fetched - 0.1)]
-            deltas, missing = compare(frames, changes, c, everything, quiet)
-            cut_window = [(start + cut[0], cut_top + 2)]
-            cut_deltas, cut_missing = compare(frames, changes, c, cut_window, quiet)
+            deltas, missing = compare(frames, changes, mapping, everything, quiet)
+            cut_window = [(start + cut[0], cut_end[0] + 2)]
+            cut_deltas, cut_missing = compare(frames, changes, mapping, cut_window, quiet)
+            report(deltas, missing, cut_deltas, cut_missing)
             if shots:
-                screenshots(driver, rig, proxy, shots)
+                screenshots(driver, shots)
         finally:
             driver.quit()
             proxy.close()
-    return deltas, missing, cut_deltas, cut_missing
 
 
-def screenshots(driver, rig, proxy, directory):
+def report(timed, missing, cut_timed, cut_missing):
+    """Prints the page's changes against the panel's and checks the bounds."""
+    deltas, cut_deltas = [d for d, _, _ in timed], [d for d, _, _ in cut_timed]
+    print("farthest:", [(round(d, 2), round(t, 3), text) for d, t, text in sorted(timed, key=lambda x: -abs(x[0]))[:5]])
+    p50, p99, worst = percentiles([abs(d) for d in deltas])
+    print(f"{len(deltas)} second changes: page - panel |p50| {p50:.2f} ms, |p99| {p99:.2f} ms, max {worst:.2f} ms")
+    print(f"signed: min {min(deltas):.2f} ms, max {max(deltas):.2f} ms")
+    assert not missing, f"changes the page never showed: {missing[:10]}"
+    assert p50 <= FRAME_MS + 1, f"p50 {p50:.2f} ms is over a frame"
+    assert worst < 100, f"max {worst:.2f} ms"
+    print("ok: the page's second changes within one frame of the panel's")
+    cp50, cp99, cworst = percentiles([abs(d) for d in cut_deltas])
+    assert len(cut_deltas) >= 18 and not cut_missing, (len(cut_deltas), cut_missing[:10])
+    assert cworst < 100, f"through the cut: max {cworst:.2f} ms"
+    print(f"ok: through a 20 s cut the page kept counting: {len(cut_deltas)} changes, |p50| {cp50:.2f} ms, "
+          f"max {cworst:.2f} ms")
+
+
+def screenshots(driver, directory):
     os.makedirs(directory, exist_ok=True)
     for width, height, name in ((1920, 1080, "tv-1080p.png"), (3840, 2160, "tv-4k.png")):
-        driver.set_window_size(width, height)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
         wait_for(lambda: driver.execute_script("return [window.innerWidth, window.innerHeight]") == [width, height],
-                 what=f"a {width}x{height} window")
-        time.sleep(0)  # the next frame draws at the new size
+                 what=f"a {width}x{height} viewport")
         driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         driver.save_screenshot(os.path.join(directory, name))
         box = driver.execute_script("const r = document.getElementById('time').getBoundingClientRect();"
@@ -219,6 +245,59 @@ def screenshots(driver, rig, proxy, directory):
         assert box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height, (name, box)
         assert box[3] - box[1] > height * 0.3, f"{name}: the digits are {box[3] - box[1]} px of {height}"
         print(f"ok: {name}: the time is {box[3] - box[1]:.0f} px tall of {height}, nothing cut off")
+
+
+# Programs whose every time text the page must compute as the clock does: seconds, H:MM with
+# the blinking colon past 100 minutes (counting down and up), overtime `+M:SS` and `+H:MM`.
+TEXT_PROGRAMS = {"tabata": 252, "countdown:101:00": 6070, "wod": 60 + 620, "stopwatch": 6010}
+WOD = '[programs.wod]\nbase = "fortime:1"\novertime = true\n'
+
+
+def check_texts_match_the_core():
+    """The page's text at each instant the simulated panel changes, in virtual time (exact
+    instants): `roundclock run --simulate --virtual` gives the panel's changes, the gateway the
+    plan, the page's own `face()` the text a microsecond after each change and before it."""
+    with Rig(config=CONFIG + WOD) as rig:
+        cookie = rig.login()
+        driver = tv_browser(1280, 720)
+        try:
+            driver.get(f"{rig.origin}/display")
+            wait_for(lambda: driver.execute_script("return !!window.RoundClockDisplay"), what="the page's script")
+            for spec, seconds in TEXT_PROGRAMS.items():
+                assert rig.command(cookie, "program", program=spec) == (200, {"ok": True}), spec
+                plan = display_plan(rig, spec)
+                frames_path = os.path.join(rig.dir, f"virtual-{len(spec)}.jsonl")
+                subprocess.run([CLOCK, "run", "--simulate", "--virtual", "--config", rig.config, "--program", spec,
+                                "--events", "1:start", "--until", str(seconds), "--frames", frames_path],
+                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+                with open(frames_path) as f:
+                    panel = [json.loads(l) for l in f if '"panel": "time"' in l]
+                panel = [(round((f["t"] - 1) * 1000), f["text"]) for f in panel if f["t"] >= 1 and f["state"] != "ready"]
+                instants = [ms for ms, _ in panel]
+                texts = driver.execute_script("""
+                    const [plan, instants] = arguments;
+                    const message = {state: "running", plan: plan, panels: {}, utc_offset_s: 0,
+                                     session: {run: "running", elapsed_before_ns: 0, anchor_realtime_ns: 0}};
+                    const at = (ms) => window.RoundClockDisplay.face(message, ms).time;
+                    return instants.map((ms) => [at(ms + 0.001), at(ms - 0.001)]);""", plan, instants)
+                wrong = [(ms, text, page) for (ms, text), (page, _) in zip(panel, texts) if page != text]
+                early = [(ms, text, before) for (ms, text), (_, before) in zip(panel[1:], texts[1:]) if before == text]
+                assert not wrong and not early, f"{spec}: {wrong[:5]} {early[:5]}"
+                print(f"ok: {spec}: the page's text equals the panel's at all {len(panel)} changes, and not before")
+        finally:
+            driver.quit()
+
+
+def display_plan(rig, spec):
+    """The plan /api/display sends for the program `spec`."""
+    ws = websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/display", origin=rig.origin, timeout=30)
+    try:
+        while True:
+            message = json.loads(ws.recv())
+            if message.get("program") == spec and message.get("plan"):
+                return message["plan"]
+    finally:
+        ws.close()
 
 
 def check_display_pin():
@@ -303,23 +382,11 @@ def _closed_reason(ws):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--minutes", type=float, default=1.0)
-    parser.add_argument("--shots", default=None, help="directory for the 1080p and 4K screenshots")
+    parser.add_argument("--shots", default=os.environ.get("ARTIFACTS", os.path.join(REPO, ".build-artifacts")),
+                        help="directory for the 1080p and 4K screenshots")
     args = parser.parse_args()
-    timed, missing, cut_timed, cut_missing = run_measurement(args.minutes, args.shots)
-    deltas, cut_deltas = [d for d, _, _ in timed], [d for d, _, _ in cut_timed]
-    print("farthest:", [(round(d, 2), round(t, 3), text) for d, t, text in sorted(timed, key=lambda x: -abs(x[0]))[:5]])
-    p50, p99, worst = percentiles([abs(d) for d in deltas])
-    print(f"{len(deltas)} second changes: page - panel |p50| {p50:.2f} ms, |p99| {p99:.2f} ms, max {worst:.2f} ms")
-    print(f"signed: min {min(deltas):.2f} ms, max {max(deltas):.2f} ms")
-    assert not missing, f"changes the page never showed: {missing[:10]}"
-    assert p50 <= FRAME_MS + 1, f"p50 {p50:.2f} ms is over a frame"
-    assert worst < 100, f"max {worst:.2f} ms"
-    print("ok: the page's second changes within one frame of the panel's")
-    cp50, cp99, cworst = percentiles([abs(d) for d in cut_deltas])
-    assert len(cut_deltas) >= 18 and not cut_missing, (len(cut_deltas), cut_missing[:10])
-    assert cworst < 100, f"through the cut: max {cworst:.2f} ms"
-    print(f"ok: through a 20 s cut the page kept counting: {len(cut_deltas)} changes, |p50| {cp50:.2f} ms, "
-          f"max {cworst:.2f} ms")
+    run_measurement(args.minutes, args.shots)
+    check_texts_match_the_core()
     check_display_pin()
     check_viewers_are_bounded()
     print("display check: all passed")
