@@ -110,7 +110,9 @@ function face(message, nowMs) {
 // ---- The gateway's time: the offset measured NTP-style over the WebSocket ----
 
 const localNow = () => performance.timeOrigin + performance.now();
-const clock = { offset: null, roundTrip: null };
+const clock = { offset: null, roundTrip: null, at: null };
+// Each measurement: {t: performance.now(), offset, roundTrip, used} (the last 100).
+window.__offsets = [];
 const PINGS = 8;
 const MEASURE_EVERY_MS = 60000;
 let pending = null; // {id, sent, left, best}
@@ -136,10 +138,26 @@ function pong(socket, message) {
   if (!pending.best || roundTrip < pending.best.roundTrip) pending.best = { roundTrip: roundTrip, offset: offset };
   pending.left -= 1;
   if (pending.left > 0) { sendPing(socket); return; }
-  clock.offset = pending.best.offset;
-  clock.roundTrip = pending.best.roundTrip;
+  adopt(pending.best, socket);
   pending = null;
   scheduleSounds();
+}
+
+// A measurement whose best round trip is much slower than the one in use (the TV or the
+// gateway was busy) says less about the offset: it is kept only when nothing better is
+// recent, and the page measures again in 5 s.
+function adopt(best, socket) {
+  const now = localNow();
+  const better = clock.offset === null || best.roundTrip <= 2 * clock.roundTrip + 5 || now - clock.at > 10 * 60000;
+  window.__offsets.push({ t: performance.now(), offset: best.offset, roundTrip: best.roundTrip, used: better });
+  if (window.__offsets.length > 100) window.__offsets.shift();
+  if (better) {
+    clock.offset = best.offset;
+    clock.roundTrip = best.roundTrip;
+    clock.at = now;
+    return;
+  }
+  setTimeout(() => { if (socket.readyState === WebSocket.OPEN && !pending) measure(socket); }, 5000);
 }
 
 const gatewayNow = () => localNow() + (clock.offset || 0);

@@ -25,38 +25,24 @@ struct DisplaySocket: Sendable {
             let token = needsPin ? context.request.cookies[SessionStore.cookieName]?.value : nil
             let messages = hub.subscribe(session: token)
             let expiry = needsPin ? access.expiry(of: token) : nil
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var ping = DisplayPing()
-                    for try await message in inbound.messages(maxSize: DisplayPing.maximumBytes) {
-                        guard case .text(let text) = message else {
-                            try? await outbound.close(.unacceptableData, reason: "text messages only")
-                            return
-                        }
-                        let answer: String
-                        do throws(DisplayPing.Refusal) {
-                            answer = try ping.answer(text, now: .now) {
-                                SystemReadings.clockReading(CLOCK_REALTIME).wholeNanoseconds / 1000
-                            }
-                        } catch {
-                            try? await outbound.close(.policyViolation, reason: error.description)
-                            return
-                        }
-                        try await outbound.write(.text(answer))
+            try await PageSocket.serve(messages, outbound: outbound, expiry: expiry) {
+                var ping = DisplayPing()
+                for try await message in inbound.messages(maxSize: DisplayPing.maximumBytes) {
+                    guard case .text(let text) = message else {
+                        try? await outbound.close(.unacceptableData, reason: "text messages only")
+                        return
                     }
-                }
-                group.addTask {
-                    for await message in messages { try await outbound.write(.text(message)) }
-                    try? await outbound.close(.normalClosure, reason: "logged out")
-                }
-                if let expiry {
-                    group.addTask {
-                        try await Task.sleep(until: expiry)
-                        try? await outbound.close(.normalClosure, reason: "session ended")
+                    let answer: String
+                    do throws(DisplayPing.Refusal) {
+                        answer = try ping.answer(text, now: .now) {
+                            SystemReadings.clockReading(CLOCK_REALTIME).wholeNanoseconds / 1000
+                        }
+                    } catch {
+                        try? await outbound.close(.policyViolation, reason: error.description)
+                        return
                     }
+                    try await outbound.write(.text(answer))
                 }
-                try await group.next()
-                group.cancelAll()
             }
         }
     }

@@ -56,24 +56,9 @@ struct GatewayRoutes: Sendable {
             let token = context.request.cookies[SessionStore.cookieName]?.value
             let lines = link.hub.subscribe(session: token)
             let expiry = access.expiry(of: token)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                // The page sends nothing; whatever comes is read and dropped (close and ping
-                // frames are answered by the WebSocket layer), so the socket is never stuck.
-                group.addTask { for try await _ in inbound {} }
-                // The lines end at logout, and the socket closes; so it does when the session ends.
-                group.addTask {
-                    for await line in lines { try await outbound.write(.text(line)) }
-                    try? await outbound.close(.normalClosure, reason: "logged out")
-                }
-                if let expiry {
-                    group.addTask {
-                        try await Task.sleep(until: expiry)
-                        try? await outbound.close(.normalClosure, reason: "session ended")
-                    }
-                }
-                try await group.next()
-                group.cancelAll()
-            }
+            // The page sends nothing; whatever comes is read and dropped (close and ping frames
+            // are answered by the WebSocket layer), so the socket is never stuck.
+            try await PageSocket.serve(lines, outbound: outbound, expiry: expiry) { for try await _ in inbound {} }
         }
     }
 

@@ -197,6 +197,10 @@ def run_measurement(minutes, shots):
             wait_until(total)
             fetched = time.monotonic()
             changes = driver.execute_script("return window.__changes")
+            offsets = driver.execute_script("return window.__offsets")
+            trips = sorted(o["roundTrip"] for o in offsets)
+            print(f"{len(offsets)} offset measurements, best round trips {trips[0]:.2f} to {trips[-1]:.2f} ms, "
+                  f"{sum(not o['used'] for o in offsets)} set aside")
             last = page_to_monotonic(driver)
             print(f"page clock drift against CLOCK_MONOTONIC over the run: {(last[0] - first[0]) * 1000:.2f} ms")
             mapping = to_monotonic(first, last)
@@ -272,7 +276,8 @@ def check_texts_match_the_core():
                                check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
                 with open(frames_path) as f:
                     panel = [json.loads(l) for l in f if '"panel": "time"' in l]
-                panel = [(round((f["t"] - 1) * 1000), f["text"]) for f in panel if f["t"] >= 1 and f["state"] != "ready"]
+                panel = [(round((f["t"] - 1) * 1000), f["text"]) for f in panel
+                         if 1 <= f["t"] < seconds and f["state"] != "ready"]
                 instants = [ms for ms, _ in panel]
                 texts = driver.execute_script("""
                     const [plan, instants] = arguments;
