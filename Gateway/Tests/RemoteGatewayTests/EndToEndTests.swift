@@ -39,6 +39,8 @@ import Testing
         let run = try await Self.check("display_check.py")
         #expect(run.stdout.contains("ok: the page's second changes within one frame of the panel's"))
         #expect(run.stdout.contains("ok: through a 20 s cut the page kept counting"))
+        #expect(run.stdout.contains("ok: countdown:101:00: the page's text equals the panel's at all"))
+        #expect(run.stdout.contains("ok: wod: the page's text equals the panel's at all"))
         #expect(run.stdout.contains("ok: display_pin: the page asks for the PIN"))
         #expect(run.stdout.contains("ok: a ping flood closes the viewer's socket"))
         #expect(run.stdout.hasSuffix("display check: all passed\n"))

@@ -289,6 +289,23 @@ def check_texts_match_the_core():
                 early = [(ms, text, before) for (ms, text), (_, before) in zip(panel[1:], texts[1:]) if before == text]
                 assert not wrong and not early, f"{spec}: {wrong[:5]} {early[:5]}"
                 print(f"ok: {spec}: the page's text equals the panel's at all {len(panel)} changes, and not before")
+            # Clock mode: the simulated wall clock starts at 23:59:00 local; the page is told a
+            # UTC offset of 0 and the instant, so its time of day is the same.
+            frames_path = os.path.join(rig.dir, "virtual-clock.jsonl")
+            subprocess.run([CLOCK, "run", "--simulate", "--virtual", "--program", "clock", "--wall-time", "23:59:00",
+                            "--until", "70", "--frames", frames_path], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=300)
+            with open(frames_path) as f:
+                panel = [json.loads(l) for l in f if '"panel": "time"' in l]
+            panel = [(round((86340 + f["t"]) * 1000), f["text"]) for f in panel if f["t"] < 70]
+            texts = driver.execute_script("""
+                const [instants] = arguments;
+                const message = {state: "clock", plan: {kind: "clock", label: "TIME"}, panels: {}, utc_offset_s: 0};
+                return instants.map((ms) => window.RoundClockDisplay.face(message, ms + 0.001).time);""",
+                                          [ms for ms, _ in panel])
+            wrong = [(ms, text, page) for (ms, text), page in zip(panel, texts) if page != text]
+            assert len(panel) > 100 and not wrong, f"clock: {len(panel)} changes, {wrong[:5]}"
+            print(f"ok: clock: the page's time of day equals the panel's at all {len(panel)} changes, midnight included")
         finally:
             driver.quit()
 
