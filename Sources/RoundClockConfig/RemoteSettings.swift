@@ -18,6 +18,19 @@ public struct RemoteSettings: Sendable, Hashable {
     /// router's name for it), lowercase, without a trailing dot. The gateway accepts these,
     /// `<hostname>.local`, `localhost` and IP addresses in a request's `Host`; nothing else.
     public var hosts: [String] = []
+    /// `display_pin`: whether the TV page (`/display`) needs the PIN to be viewed; controlling
+    /// always does, and the TV page has no controls.
+    public var displayPin = false
+    /// `display_colors`: the TV page's digit colours per phase, `#rrggbb`.
+    public var displayColors = DisplayColors()
+
+    /// The TV page's colours: work, rest (prep too), and a work phase's warning window.
+    public struct DisplayColors: Sendable, Hashable {
+        public var work = "#33dd55"
+        public var rest = "#ff4433"
+        public var warning = "#ffbb00"
+        public init() {}
+    }
 
     /// The clock unit's `RuntimeDirectory=roundclock` socket.
     public static let defaultControlSocket = "/run/roundclock/control.sock"
@@ -52,6 +65,14 @@ public struct RemoteSettings: Sendable, Hashable {
         return name
     }
 
+    /// Whether `text` is `#` and six hexadecimal digits.
+    static func isColor(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        return scalars.count == 7 && scalars[0] == "#" && scalars.dropFirst().allSatisfy { s in
+            (s.value >= 0x30 && s.value <= 0x39) || (s.value >= 0x61 && s.value <= 0x66) || (s.value >= 0x41 && s.value <= 0x46)
+        }
+    }
+
     static func read(_ table: inout TOMLReader, configFile: String) throws(ConfigError) -> RemoteSettings {
         var remote = RemoteSettings()
         if let pin = try table.string("pin") {
@@ -82,6 +103,21 @@ public struct RemoteSettings: Sendable, Hashable {
                 }
                 if !remote.hosts.contains(name) { remote.hosts.append(name) }
             }
+        }
+        if let displayPin = try table.bool("display_pin") { remote.displayPin = displayPin }
+        if var colors = try table.table("display_colors") {
+            for key in ["work", "rest", "warning"] {
+                guard let text = try colors.string(key) else { continue }
+                guard isColor(text) else {
+                    throw colors.fail(key, "\(escapedBasicString(text)) is not a colour; use #rrggbb, e.g. \"#33dd55\"")
+                }
+                switch key {
+                case "work": remote.displayColors.work = text.lowercased()
+                case "rest": remote.displayColors.rest = text.lowercased()
+                default: remote.displayColors.warning = text.lowercased()
+                }
+            }
+            try colors.finish()
         }
         if (remote.tlsCertificate == nil) != (remote.tlsKey == nil) {
             throw table.fail(remote.tlsKey == nil ? "tls_key" : "tls_cert", "tls_cert and tls_key go together; give both (PEM files) or neither")

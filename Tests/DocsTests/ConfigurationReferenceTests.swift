@@ -39,6 +39,7 @@ enum ParserKeys {
         [display]
         [resume]
         [remote]
+        display_colors = {}
         [mqtt]
 
         [sync]

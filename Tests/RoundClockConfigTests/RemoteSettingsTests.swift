@@ -32,6 +32,33 @@ import TestSupport
         #expect(remote.control == "/run/roundclock/control.sock")
     }
 
+    @Test func tvPageKeys() throws {
+        let config = try Config.parse("""
+            [remote]
+            display_pin = true
+            display_colors = { work = "#00FF00", warning = "#ffff00" }
+            """, file: "/etc/roundclock/config.toml")
+        #expect(config.remote.displayPin)
+        #expect(config.remote.displayColors.work == "#00ff00")
+        #expect(config.remote.displayColors.rest == "#ff4433")
+        #expect(config.remote.displayColors.warning == "#ffff00")
+        let defaults = try Config.parse("", file: "/etc/roundclock/config.toml").remote
+        #expect(!defaults.displayPin)
+    }
+
+    @Test(arguments: ["red", "#12345", "#1234567", "#12345g", "12345678", "#"])
+    func displayColorsRefusedInOneLine(_ color: String) {
+        #expect(throws: ConfigError.self) {
+            try Config.parse("[remote]\ndisplay_colors = { rest = \"\(color)\" }", file: "/etc/roundclock/config.toml")
+        }
+        do {
+            _ = try Config.parse("[remote]\ndisplay_colors = { rest = \"\(color)\" }", file: "/etc/roundclock/config.toml")
+        } catch {
+            #expect("\(error)".contains("remote.display_colors.rest: \"\(color)\" is not a colour; use #rrggbb"), "\(error)")
+            #expect(!"\(error)".contains("\n"))
+        }
+    }
+
     @Test(arguments: ["a", "gym-pi", "clock.gym.example", "x1.y-2.Z3.", String(repeating: "a", count: 63) + ".b"])
     func hostNamesAccepted(_ text: String) {
         #expect(RemoteSettings.hostName(text) == text.lowercased().trimmingSuffixDot)

@@ -13,6 +13,9 @@ struct GatewayRoutes: Sendable {
     let page: StaticPage
     /// The program picker's choices: the presets MODE cycles, then the config's programs.
     let programs: [String]
+    /// The TV page's messages (`DisplayService`) and whether viewing it needs the PIN.
+    let display: LiveHub
+    let displayPin: Bool
 
     /// Largest login body (`{"pin": "…"}`).
     static let maximumLoginBytes = 256
@@ -41,6 +44,11 @@ struct GatewayRoutes: Sendable {
         }
         router.post("/api/command") { request, context -> Response in try await command(request, context) }
         addEditor(to: router)
+        router.get("/api/display-access") { request, _ -> Response in
+            guard !displayPin || access.hasSession(request) else { return Self.noSession }
+            return JSONReply.body(.ok, #"{"ok": true}"#)
+        }
+        DisplaySocket(access: access, hub: display, needsPin: displayPin).add(to: router)
         router.ws("/api/live") { request, _ -> RouterShouldUpgrade in
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
             guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }
@@ -49,24 +57,9 @@ struct GatewayRoutes: Sendable {
             let token = context.request.cookies[SessionStore.cookieName]?.value
             let lines = link.hub.subscribe(session: token)
             let expiry = access.expiry(of: token)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                // The page sends nothing; whatever comes is read and dropped (close and ping
-                // frames are answered by the WebSocket layer), so the socket is never stuck.
-                group.addTask { for try await _ in inbound {} }
-                // The lines end at logout, and the socket closes; so it does when the session ends.
-                group.addTask {
-                    for await line in lines { try await outbound.write(.text(line)) }
-                    try? await outbound.close(.normalClosure, reason: "logged out")
-                }
-                if let expiry {
-                    group.addTask {
-                        try await Task.sleep(until: expiry)
-                        try? await outbound.close(.normalClosure, reason: "session ended")
-                    }
-                }
-                try await group.next()
-                group.cancelAll()
-            }
+            // The page sends nothing; whatever comes is read and dropped (close and ping frames
+            // are answered by the WebSocket layer), so the socket is never stuck.
+            try await PageSocket.serve(lines, outbound: outbound, expiry: expiry) { for try await _ in inbound {} }
         }
     }
 

@@ -30,6 +30,9 @@ public struct GatewayServer {
         public var bounds: ConnectionBounds
         /// Where the known phones are kept (`DeviceFile`); `nil` = in memory only.
         public var stateDirectory: String?
+        /// The TV page: whether viewing needs the PIN, and what its feed needs (`DisplayFeed`).
+        public var displayPin = false
+        public var display = DisplayFeed(resolveProgram: { try? ProgramSpec.parse($0) }, utcOffset: LocalTime.utcOffset)
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
                     tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
@@ -54,14 +57,16 @@ public struct GatewayServer {
     /// The server as configured; throws (NIOSSL's error) when a TLS file cannot be used.
     public static func application(_ settings: Settings, logger: Logger) throws -> Application<RouterResponder<GatewayContext>> {
         let hub = LiveHub()
+        let displayHub = LiveHub()
         let link = ClockLink(path: settings.control, hub: hub, logger: logger)
         let deviceFile = settings.stateDirectory.map { DeviceFile(stateDirectory: $0, logger: logger) }
         let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
-                            deviceFile: deviceFile, sessionEnded: { hub.end(session: $0) })
+                            deviceFile: deviceFile, sessionEnded: { hub.end(session: $0); displayHub.end(session: $0) })
         let guessLog = PinGuessLog(logger: logger)
         let router = Router(context: GatewayContext.self)
         router.middlewares.add(HostCheck(hosts: settings.hosts))
-        GatewayRoutes(link: link, access: access, guessLog: guessLog, page: settings.page, programs: settings.programs).add(to: router)
+        GatewayRoutes(link: link, access: access, guessLog: guessLog, page: settings.page, programs: settings.programs,
+                      display: displayHub, displayPin: settings.displayPin).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(10)),
@@ -81,7 +86,7 @@ public struct GatewayServer {
             return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true)
         }
         var services: [any Service] = [
-            LinkService(link: link), PinGuessLogService(log: guessLog), MinuteReport(logger: logger, lines: [table.report]),
+            LinkService(link: link), DisplayService(link: link, feed: settings.display, hub: displayHub), PinGuessLogService(log: guessLog), MinuteReport(logger: logger, lines: [table.report]),
         ]
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger,

@@ -1,7 +1,7 @@
 import Hummingbird
 import Platform
 
-/// The phone page's files, read once at start-up from the page directory (installed:
+/// The phone page's and the TV page's files, read once at start-up from the page directory (installed:
 /// `/usr/share/roundclock-gateway/public`; in a checkout: `Gateway/Public`) and served from
 /// memory: no path from a request ever reaches the file system.
 public struct StaticPage: Sendable {
@@ -21,6 +21,9 @@ public struct StaticPage: Sendable {
         ("/editor.js", "editor.js", "text/javascript; charset=utf-8"),
         ("/editor.css", "editor.css", "text/css; charset=utf-8"),
         ("/icon.svg", "icon.svg", "image/svg+xml"),
+        ("/display", "display.html", "text/html; charset=utf-8"),
+        ("/display.js", "display.js", "text/javascript; charset=utf-8"),
+        ("/display.css", "display.css", "text/css; charset=utf-8"),
         ("/manifest.webmanifest", "manifest.webmanifest", "application/manifest+json"),
     ]
 

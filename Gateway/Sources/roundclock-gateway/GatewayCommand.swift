@@ -92,12 +92,15 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let tls = remote.tlsCertificate.flatMap { cert in remote.tlsKey.map { (certificate: cert, key: $0) } }
         let mqtt = try MQTTOptions.setup(loaded, version: Self.configuration.version, logger: logger)
-        let settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
+        var settings = GatewayServer.Settings(listen: remote.listen, control: remote.control, pin: pin, page: page,
                                               programs: loaded.catalog.map(\.name), tls: tls,
                                               mqtt: mqtt, syncGroup: try SyncOptions.group(loaded, mqtt: mqtt),
                                               hosts: AllowedHosts(configured: remote.hosts, machine: MQTTOptions.hostname(),
                                                                   listen: remote.listen.host),
                                               bounds: bounds, stateDirectory: stateDirectory)
+        settings.displayPin = remote.displayPin
+        settings.display = DisplayFeed(resolveProgram: { loaded.resolveProgram($0) }, utcOffset: LocalTime.utcOffset,
+                                       cadence: loaded.cadence, colors: remote.displayColors)
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)

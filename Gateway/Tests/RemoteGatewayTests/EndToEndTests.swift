@@ -44,6 +44,19 @@ import Testing
         #expect(run.stdout.hasSuffix("editor check: all passed\n"))
     }
 
+    /// The TV page against the frames file: each second within a frame of the panel's, through
+    /// a pause, an adjust, a skip and a 20 s network cut; display_pin; viewers bounded.
+    @Test func tvPageCountsWithThePanelsInHeadlessChromium() async throws {
+        let run = try await Self.check("display_check.py")
+        #expect(run.stdout.contains("ok: the page's second changes within one frame of the panel's"))
+        #expect(run.stdout.contains("ok: through a 20 s cut the page kept counting"))
+        #expect(run.stdout.contains("ok: countdown:101:00: the page's text equals the panel's at all"))
+        #expect(run.stdout.contains("ok: wod: the page's text equals the panel's at all"))
+        #expect(run.stdout.contains("ok: display_pin: the page asks for the PIN"))
+        #expect(run.stdout.contains("ok: a ping flood closes the viewer's socket"))
+        #expect(run.stdout.hasSuffix("display check: all passed\n"))
+    }
+
     /// The holes an attacker on the gym's network would try: connections that never finish
     /// their first request, connection caps, DNS rebinding, distributed PIN guessing, a
     /// WebSocket that outlives its logout, error answers without the security headers, HEAD.
