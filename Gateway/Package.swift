@@ -81,6 +81,7 @@ let package = Package(
             .product(name: "_TestSupport", package: "RoundClock"),
             .product(name: "_RoundClockConfig", package: "RoundClock"),
             .product(name: "_RoundClockCore", package: "RoundClock"),
+            .product(name: "JSON", package: "RoundClock"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
