@@ -218,6 +218,7 @@ function applyColors(colors) {
 // ---- Sound: the clock's built-in signals, synthesized, scheduled at their instants ----
 
 let audio = null;
+window.__sounds = [];
 // Scheduled sounds by session and signal: {at: AudioContext seconds, nodes}.
 let scheduled = new Map();
 
@@ -271,21 +272,27 @@ function scheduleSounds() {
       if (ahead < 0 || ahead > 70 || !sound) continue;
       for (let i = 0; i < sound[1]; i += 1) {
         wanted.set([session.anchor_realtime_ns, session.elapsed_before_ns, offsetNs, i].join("|"),
-          { ahead: ahead + i * sound[2], sound: sound[0] });
+          { ahead: ahead + i * sound[2], sound: sound[0], signal: signal, gatewayMs: at + i * sound[2] * 1000 });
       }
     }
   }
   const audioNow = audio.currentTime;
   for (const [key, entry] of scheduled) {
     if (wanted.has(key)) continue;
-    if (entry.at > audioNow) for (const node of entry.nodes) { try { node.stop(); } catch (e) { /* stopped */ } }
+    if (entry.at > audioNow) {
+      for (const node of entry.nodes) { try { node.stop(); } catch (e) { /* stopped */ } }
+      window.__sounds.push({ key: key, cancelled: true });
+    }
     if (entry.at > audioNow || entry.at < audioNow - 5) scheduled.delete(key);
   }
   for (const [key, want] of wanted) {
     if (scheduled.has(key)) continue;
     const at = audioNow + want.ahead;
     scheduled.set(key, { at: at, nodes: sounds[want.sound](at) });
+    // The gateway's wall-clock instant it is meant for, for checks and troubleshooting.
+    window.__sounds.push({ key: key, sound: want.sound, signal: want.signal, gatewayMs: want.gatewayMs });
   }
+  if (window.__sounds.length > 10000) window.__sounds.splice(0, 5000);
 }
 
 function enableSound() {

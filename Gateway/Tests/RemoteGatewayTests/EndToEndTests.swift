@@ -45,11 +45,14 @@ import Testing
     }
 
     /// The TV page against the frames file: each second within a frame of the panel's, through
-    /// a pause, an adjust, a skip and a 20 s network cut; display_pin; viewers bounded.
+    /// a pause, an adjust, a skip and a 20 s network cut; its bell at the clock's instant; a
+    /// reconnect by itself; display_pin; viewers bounded.
     @Test func tvPageCountsWithThePanelsInHeadlessChromium() async throws {
         let run = try await Self.check("display_check.py")
         #expect(run.stdout.contains("ok: the page's second changes within one frame of the panel's"))
         #expect(run.stdout.contains("ok: through a 20 s cut the page kept counting"))
+        #expect(run.stdout.contains("ok: sound: the start bell scheduled"))
+        #expect(run.stdout.contains("ok: reconnect: the page marked reconnecting, came back by itself"))
         #expect(run.stdout.contains("ok: countdown:101:00: the page's text equals the panel's at all"))
         #expect(run.stdout.contains("ok: wod: the page's text equals the panel's at all"))
         #expect(run.stdout.contains("ok: display_pin: the page asks for the PIN"))

@@ -35,11 +35,17 @@ from selenium.webdriver.common.by import By
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser_check import CHROMEDRIVER, CHROMIUM  # noqa: E402
-from rc_harness import CLOCK, CONFIG, PIN, REPO, Rig, wait_for  # noqa: E402
+from rc_harness import (CLOCK, CLOCK_UNIT, CONFIG, PIN, REPO, Rig, describe_scheduling, unit_scheduling,  # noqa: E402
+                        wait_for)
 
 FRAME_MS = 1000 / 60
 # The program: 10 s prep, then rounds of 2:00 work and 0:30 rest.
 PROGRAM = "sparring"
+
+
+# The clock scheduled as its unit runs it (SCHED_FIFO 10): the panels it is compared with are
+# on time however busy the machine is, so a late change is the page's.
+AS_DEPLOYED = unit_scheduling(CLOCK_UNIT)
 
 
 class StallingProxy:
@@ -49,9 +55,21 @@ class StallingProxy:
     def __init__(self, target_port):
         self.target = target_port
         self.stalled = threading.Event()
+        # While set, a new connection is closed at once (the gateway out of reach).
+        self.refusing = threading.Event()
+        self.open = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def drop(self):
+        """Closes every connection it forwards, as a router that restarts does."""
+        for s in self.open:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.open = []
 
     def _accept(self):
         while True:
@@ -59,7 +77,11 @@ class StallingProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            if self.refusing.is_set():
+                client.close()
+                continue
             upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.open += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
@@ -84,10 +106,10 @@ class StallingProxy:
         self.listener.close()
 
 
-def tv_browser(width, height):
+def tv_browser(width, height, flags=()):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+    for flag in tuple(flags) + ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
                  "--force-device-scale-factor=1", "--disable-background-networking", "--disable-component-update",
                  "--disable-domain-reliability", "--no-first-run", f"--window-size={width},{height}",
                  "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
@@ -144,7 +166,7 @@ def compare(frames, changes, mapping, windows, quiet):
 
 
 def run_measurement(minutes, shots):
-    with Rig(clock_args=["--frames-clock", "monotonic"]) as rig:
+    with Rig(clock_args=["--frames-clock", "monotonic"], clock_prefix=AS_DEPLOYED) as rig:
         proxy = StallingProxy(rig.port)
         cookie = rig.login()
         assert rig.command(cookie, "program", program=PROGRAM) == (200, {"ok": True})
@@ -155,6 +177,7 @@ def run_measurement(minutes, shots):
                      what="the page's offset measurement")
             wait_for(lambda: driver.find_element(By.ID, "time").text.strip(), what="the ready face")
             print("ok: the page shows without a session:", repr(driver.find_element(By.ID, "time").text))
+            print(f"clock as deployed: {describe_scheduling(AS_DEPLOYED)}")
             first = page_to_monotonic(driver)
             print(f"page clock mapped to CLOCK_MONOTONIC within ±{first[1] * 500:.2f} ms")
             quiet = []
@@ -212,6 +235,66 @@ def run_measurement(minutes, shots):
             report(deltas, missing, cut_deltas, cut_missing)
             if shots:
                 screenshots(driver, shots)
+        finally:
+            driver.quit()
+            proxy.close()
+
+
+def check_sound_and_reconnect():
+    """(d) With sound on, the page schedules the start bell at the instant the clock rings it
+    (the frames file's signal line), takes it back on a pause and schedules it again on the
+    resume; (e) its connection closed and the gateway out of reach for 3 s, the page marks
+    `reconnecting`, reconnects by itself and shows the pause made meanwhile."""
+    with Rig(clock_args=["--frames-clock", "monotonic"], clock_prefix=AS_DEPLOYED) as rig:
+        proxy = StallingProxy(rig.port)
+        cookie = rig.login()
+        assert rig.command(cookie, "program", program=PROGRAM) == (200, {"ok": True})
+        # What a tap allows on a TV: here the policy flag stands in for the tap's gesture.
+        driver = tv_browser(1280, 720, flags=["--autoplay-policy=no-user-gesture-required"])
+        try:
+            driver.get(f"http://127.0.0.1:{proxy.port}/display")
+            wait_for(lambda: driver.execute_script("return window.RoundClockDisplay.clock.offset !== null"),
+                     what="the page's offset measurement")
+            driver.find_element(By.ID, "sound").click()
+            wait_for(lambda: driver.find_element(By.ID, "sound").text == "sound on", what="sound on")
+            realtime_minus_monotonic = time.time() - time.monotonic()
+            assert rig.command(cookie, "start") == (200, {"ok": True})
+            wait_for(lambda: any(e.get("signal") == "start" for e in driver.execute_script("return window.__sounds")),
+                     what="the start bell scheduled")
+            time.sleep(1)  # some of the prep runs before the pause
+            assert rig.command(cookie, "stop") == (200, {"ok": True})
+            wait_for(lambda: any(e.get("cancelled") for e in driver.execute_script("return window.__sounds")),
+                     what="the pause takes the scheduled bell back")
+            assert rig.command(cookie, "start") == (200, {"ok": True})
+            wait_for(lambda: any(f.get("signal") == "start" for f in rig.frame_lines()), timeout=30,
+                     what="the clock's start bell")
+            sounds = driver.execute_script("return window.__sounds")
+            cancelled = {e["key"] for e in sounds if e.get("cancelled")}
+            bells = [e for e in sounds if e.get("signal") == "start"]
+            assert len(bells) == 2 and bells[0]["key"] in cancelled and bells[1]["key"] not in cancelled, bells
+            rang = [f for f in rig.frame_lines() if f.get("signal") == "start"]
+            assert len(rang) == 1, rang
+            clock_ms = (rang[0]["t"] + realtime_minus_monotonic) * 1000
+            delta = bells[1]["gatewayMs"] - clock_ms
+            assert abs(delta) <= FRAME_MS, f"the bell is scheduled {delta:.2f} ms from the clock's"
+            print(f"ok: sound: the start bell scheduled {delta:+.2f} ms from the clock's, taken back on the pause "
+                  f"and scheduled again on the resume")
+
+            proxy.refusing.set()
+            proxy.drop()
+            wait_for(lambda: driver.find_element(By.ID, "mark").is_displayed(), what="the reconnecting mark")
+            assert rig.command(cookie, "stop") == (200, {"ok": True})
+            paused = wait_for(lambda: (lambda t: t[-1]["text"] if t and t[-1].get("state") == "paused" else None)(
+                [f for f in rig.frame_lines() if f.get("panel") == "time" and f.get("text", "").strip()]),
+                what="paused on the clock")
+            time.sleep(3)  # the gateway out of reach: the page retries with backoff
+            proxy.refusing.clear()
+            wait_for(lambda: not driver.find_element(By.ID, "mark").is_displayed(), timeout=30,
+                     what="the page back on its own")
+            wait_for(lambda: driver.find_element(By.ID, "time").text.strip() in ("", paused.strip()), what="the pause shown")
+            wait_for(lambda: driver.execute_script("return window.__changes").pop()["text"] == paused,
+                     what="the page's time as the paused panel's")
+            print(f"ok: reconnect: the page marked reconnecting, came back by itself and shows the pause ({paused.strip()})")
         finally:
             driver.quit()
             proxy.close()
@@ -408,6 +491,7 @@ def main():
                         help="directory for the 1080p and 4K screenshots")
     args = parser.parse_args()
     run_measurement(args.minutes, args.shots)
+    check_sound_and_reconnect()
     check_texts_match_the_core()
     check_display_pin()
     check_viewers_are_bounded()
