@@ -42,7 +42,9 @@ public struct DisplayFeed: Sendable {
             return Self.unreachableMessage
         }
         let programJSON = planJSON(state.program)
-        let counting = state.state == "running" || state.state == "clock"
+        // The page counts by itself only from a plan; a program the gateway cannot read (a
+        // saved program, a name its config lacks) is mirrored panel by panel instead.
+        let counting = programJSON != .null && (state.state == "running" || state.state == "clock")
         let countsRounds = programJSON["counts_rounds"] == .bool(true)
         let panels = state.panels.filter { panel in
             !counting || (panel.role == "round" && countsRounds && state.state == "running")

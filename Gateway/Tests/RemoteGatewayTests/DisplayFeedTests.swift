@@ -101,6 +101,17 @@ import TestSupport
         #expect(message["panels"] != nil)
     }
 
+    @Test func aRunningProgramWithoutAPlanIsMirroredPanelByPanel() throws {
+        var feed = DisplayFeed(resolveProgram: { _ in nil }, utcOffset: { _ in 0 })
+        var times: [String] = []
+        for second in 0..<5 {
+            let line = ClockLines.running(Presets.boxing, anchor: Self.anchor, atSecond: second).line
+            guard let message = feed.message(after: line, realtimeNow: Self.anchor + Int64(second) * Self.second) else { continue }
+            times.append(try Self.parse(message)["panels"]?["time"]?.string ?? "")
+        }
+        #expect(times.count == 5 && Set(times).count == 5, "one message for each second the panel shows: \(times)")
+    }
+
     @Test func pingsAreAnsweredWithTheGatewaysTime() throws {
         var ping = DisplayPing()
         let answer = try ping.answer(#"{"ping": 7}"#, now: .now) { 1_795_791_600_123_456 }
