@@ -17,6 +17,12 @@ let withPropertyBased = true
 #else
 let withPropertyBased = false
 #endif
+/// A Debian package build (`scripts/build-deb.sh`, with `ROUNDCLOCK_PACKAGE_BUILD=1` in the
+/// environment) compiles the package version into `roundclock --version`. Only that target gets
+/// the define, so the package build and `scripts/simulate` share every other compiled module.
+let packageBuild: [SwiftSetting] =
+    Context.environment["ROUNDCLOCK_PACKAGE_BUILD"] == "1" ? [.define("ROUNDCLOCK_PACKAGE_BUILD")] : []
+
 let propertyBasedPackage: [Package.Dependency] =
     withPropertyBased ? [.package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")] : []
 let propertyBased: [Target.Dependency] =
@@ -139,7 +145,8 @@ let package = Package(
                 "Sound", "Speaker", "Voice",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: packageBuild
         ),
         // The `roundclock-bench` command: the benchmarks, an executable apart (swift-nio's perf tester style).
         .executableTarget(

@@ -16,8 +16,8 @@
 #                 system VM test keeps it under .build-vm/, with its other caches
 #
 # Steps: the version from debian/changelog; Sources/roundclock/PackageVersion.generated.swift
-# (gitignored) so that `roundclock --version` prints it; `swift build -c release
-# --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD`; the tree
+# (gitignored) so that `roundclock --version` prints it; `ROUNDCLOCK_PACKAGE_BUILD=1 swift build
+# -c release --static-swift-stdlib --product roundclock` with scripts/release-flags.sh; the tree
 # staged under .build-deb/ with the binary at bin/roundclock; `dpkg-buildpackage -b -uc -us`
 # there (debian/rules makes the completions from the binary; the man pages are man/); lintian.
 # Needs: Swift 6.3 on PATH, and dpkg-dev debhelper libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev pkg-config lintian
@@ -40,12 +40,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# Full RELRO (`-z relro -z now`, as dpkg-buildflags' hardening=+all asks of C programs): the
-# GOT is read-only after start-up. Linked by the toolchain's own lld (both swift.org's 6.3 and
-# Debian trixie's 6.0.3 ship it): trixie's Swift links with GNU ld, which leaves a static-stdlib
-# binary without a PT_GNU_RELRO segment even with -z relro (trixie's lintian:
-# hardening-no-relro); swift.org's 6.3 toolchain had RELRO but not BIND_NOW.
-HARDENING="-Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now"
+. "$REPO/scripts/release-flags.sh"   # RELEASE_FLAGS
 
 if [ "$GATEWAY" = 1 ]; then
   # The gateway's own source package (Gateway/debian): its binary, page, unit, Avahi file.
@@ -53,7 +48,7 @@ if [ "$GATEWAY" = 1 ]; then
   ARCH=$(dpkg --print-architecture)
   echo "== roundclock-gateway $VERSION for $ARCH"
   SCRATCH_ARGS=(); [ -n "$SCRATCH" ] && SCRATCH_ARGS=(--scratch-path "$SCRATCH")
-  (cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --static-swift-stdlib --product roundclock-gateway $HARDENING)
+  (cd Gateway && swift build "${RELEASE_FLAGS[@]}" "${SCRATCH_ARGS[@]}" --product roundclock-gateway)
   BIN="$(cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --show-bin-path)/roundclock-gateway"
   STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
   rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
@@ -88,7 +83,7 @@ GENERATED=Sources/roundclock/PackageVersion.generated.swift
 NEW=$(printf '// Written by scripts/build-deb.sh (gitignored): the package version, for --version.\n#if ROUNDCLOCK_PACKAGE_BUILD\nlet packageVersion = "%s"\n#endif\n' "$VERSION")
 # rewritten only when it changes, so that an unchanged version rebuilds nothing
 [ -f "$GENERATED" ] && [ "$(cat "$GENERATED")" = "$NEW" ] || printf '%s\n' "$NEW" > "$GENERATED"
-swift build -c release --static-swift-stdlib --product roundclock -Xswiftc -DROUNDCLOCK_PACKAGE_BUILD $HARDENING
+ROUNDCLOCK_PACKAGE_BUILD=1 swift build "${RELEASE_FLAGS[@]}" --product roundclock
 BIN="$(swift build -c release --show-bin-path)/roundclock"
 [ "$("$BIN" --version)" = "$VERSION" ] || die "$BIN --version says '$("$BIN" --version)', expected $VERSION"
 

@@ -31,10 +31,17 @@ for tool in "$CC" "$AR" pkg-config tar; do
   command -v "$tool" >/dev/null || die "'$tool' not found (Debian: apt-get install gcc binutils pkg-config tar)"
 done
 
-if [ -f "$STAMP" ] && [ -f "$PREFIX/lib/libgpiod.a" ] && [ -f "$PREFIX/lib/pkgconfig/libgpiod.pc" ]; then
-  log "up to date in $PREFIX ($(cat "$STAMP"))"
+# The stamp holds this script's own hash and the sha256 of what it installed: a prefix made
+# by another version of the script, or with a file changed or missing since, is built again.
+SCRIPT_HASH=$(sha256sum < "$0" | cut -c1-16)
+INSTALLED=(lib/libgpiod.a include/gpiod.h lib/pkgconfig/libgpiod.pc)
+if [ -f "$STAMP" ] && [ "$(sed -n 's/^script //p' "$STAMP")" = "$SCRIPT_HASH" ] &&
+   (cd "$PREFIX" && grep -E '^[0-9a-f]{64}  ' "$STAMP" | sha256sum --quiet --strict -c - >/dev/null 2>&1); then
+  log "up to date in $PREFIX ($(head -1 "$STAMP"))"
   exit 0
 fi
+[ -f "$STAMP" ] && log "the prefix $PREFIX is from another script or was changed since: building it again"
+rm -f "$STAMP"
 
 # 1. the sdist, from PyPI through pip (source only, no dependencies), cached
 mkdir -p "$CACHE"
@@ -109,6 +116,7 @@ EOF
 ran=$("$WORK/t") || die "the test program failed to run"
 [ "$ran" = "$LIBVER" ] || die "test program reports API version '$ran', expected $LIBVER"
 
-echo "libgpiod $LIBVER from gpiod $GPIOD_PY_VERSION" > "$STAMP"
+{ echo "libgpiod $LIBVER from gpiod $GPIOD_PY_VERSION"; echo "script $SCRIPT_HASH"
+  (cd "$PREFIX" && sha256sum "${INSTALLED[@]}"); } > "$STAMP"
 log "installed libgpiod $LIBVER into $PREFIX"
 log "pkg-config --cflags --libs libgpiod: $flags"

@@ -27,6 +27,12 @@ trixie_rootfs() {
   mkdir -p "$cache"
   key=$( { echo "$TRIXIE_PACKAGES"; sed -n '/^trixie_rootfs_setup()/,/^}/p' "${BASH_SOURCE[0]}"; } | md5sum | cut -c1-12)
   root=$cache/rootfs-$key
+  # a root filesystem is used again only if every file of its packages matches dpkg's record
+  # (dpkg --verify: present, same md5sum); one that does not is made again
+  if [ -f "$root/.complete" ] && [ -n "$(chroot "$root" dpkg --verify 2>&1 | grep -v '^??5?????? c ' | head -3)" ]; then
+    echo "trixie-rootfs: $root differs from its packages (dpkg --verify): made again" >&2
+    rm -f "$root/.complete"
+  fi
   if [ ! -f "$root/.complete" ]; then
     trixie_host_packages "$arch"
     rm -rf "$cache"/rootfs-*

@@ -66,8 +66,9 @@ struct RoundClockCommand: AsyncParsableCommand {
     }
 }
 
-/// What `roundclock --version` prints. A Debian package build (`scripts/build-deb.sh`) passes
-/// `-DROUNDCLOCK_PACKAGE_BUILD` and writes `PackageVersion.generated.swift` (gitignored) with
+/// What `roundclock --version` prints. A Debian package build (`scripts/build-deb.sh`) sets
+/// `ROUNDCLOCK_PACKAGE_BUILD=1`, for which Package.swift defines `ROUNDCLOCK_PACKAGE_BUILD` in
+/// this target, and writes `PackageVersion.generated.swift` (gitignored) with
 /// the version of debian/changelog's top entry, e.g. `0.1.0-1`; any other build says it is not
 /// a package, so a development binary never claims a package version it was not built as.
 enum RoundClockVersion {

@@ -42,3 +42,6 @@ install_host_packages() {
       { tail -30 "$LOGS/apt.log" >&2; die "apt-get install ${MISSING[*]} failed"; }
   fi
 }
+
+
+. "$(dirname "${BASH_SOURCE[0]}")/cache-lib.sh"

@@ -28,21 +28,25 @@ fi
 KDIR=$CACHE/kernel-$KV
 # the headers' package version: the image and the gpio-sim sources are taken at the same one
 HV=$(dpkg-query -W -f='${Version}' "linux-headers-$KV" 2>/dev/null || true)
-if [ ! -f "$KDIR/boot/vmlinuz-$KV" ]; then
+if ! cache_reuse "$KDIR" "the unpacked kernel $KV"; then
   apt_download "linux-image-$KV" "$HV"
   rm -rf "$KDIR.tmp"
   dpkg-deb -x "$(ls "$CACHE/debs/linux-image-${KV}"_*.deb | head -1)" "$KDIR.tmp"
   [ -f "$KDIR.tmp/boot/vmlinuz-$KV" ] || die "linux-image-$KV has no boot/vmlinuz-$KV"
   rm -rf "$KDIR"; mv "$KDIR.tmp" "$KDIR"
   rm -f "$CACHE/debs/linux-image-${KV}"_*.deb
+  depmod -b "$KDIR" "$KV"
+  cache_seal "$KDIR"
 fi
 MODDIR=$KDIR/lib/modules/$KV
 echo "kernel $KV (headers ${HV:-?})"
 
 # ---- 3. gpio-sim, built out of tree from linux-source ------------------------------------
 stage gpio-sim
-GDIR=$CACHE/gpio-sim-$KV
-if [ ! -f "$GDIR/gpio-sim.ko" ]; then
+# keyed by the kernel and this script (its patch of irq_sim.c)
+GKEY=$( { echo "$KV $HV"; sed -n '/^# ---- 3\./,$p' "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-12)
+GDIR=$CACHE/gpio-sim-$KV-$GKEY
+if ! cache_reuse "$GDIR/gpio-sim.ko" "gpio-sim.ko"; then
   SRCVER=$(echo "$KV" | cut -d. -f1,2)
   apt_download "linux-source-$SRCVER" "$HV"
   SRCDEB=$(ls "$CACHE/debs/linux-source-${SRCVER}"_*.deb | head -1)
@@ -63,7 +67,13 @@ if [ ! -f "$GDIR/gpio-sim.ko" ]; then
     { grep -v 'Skipping BTF' "$LOGS/gpio-sim-build.log" | tail -30 >&2; die "building gpio-sim.ko failed"; }
   cp "$GDIR/build/gpio-sim.ko" "$GDIR/gpio-sim.ko"
   rm -f "$SRCDEB"     # ~140 MB; the built module is what is cached
+  rm -rf "$GDIR/build"
+  cache_seal "$GDIR/gpio-sim.ko"
 fi
-mkdir -p "$MODDIR/extra"
-cmp -s "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko" || cp "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko"
-depmod -b "$KDIR" "$KV"
+# the module joins the kernel's tree, which is sealed again with it
+if ! cmp -s "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko"; then
+  mkdir -p "$MODDIR/extra"
+  cp "$GDIR/gpio-sim.ko" "$MODDIR/extra/gpio-sim.ko"
+  depmod -b "$KDIR" "$KV"
+  cache_seal "$KDIR"
+fi

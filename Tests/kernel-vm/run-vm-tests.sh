@@ -3,13 +3,17 @@
 # tree at run time from linux-source) and runs RoundClock against them. See
 # Tests/kernel-vm/README.md.
 #
-# usage: Tests/kernel-vm/run-vm-tests.sh [--binary PATH] [--libgpiod v1|v2]
+# usage: Tests/kernel-vm/run-vm-tests.sh [--binary PATH] [--libgpiod v1|v2] [--checks all|libgpiod]
+#        Tests/kernel-vm/run-vm-tests.sh --prepare-only
 #   --binary PATH    the roundclock binary to test (default: .build/debug/roundclock for v1,
 #                    .build-gpiod2/debug/roundclock for v2; if that does not exist, the
 #                    roundclock checks are skipped, the kernel and C checks still run);
 #                    check d1 runs the roundclock-bench binary built next to it
 #   --libgpiod v1|v2 which libgpiod the binary was built against; the C check program is
 #                    built against the same (v2: static library from scripts/build-libgpiod-v2.sh)
+#   --checks all|libgpiod  every check (default), or only those that depend on the libgpiod
+#                    API (Tests/kernel-vm/checks): CI runs the v2 build with these
+#   --prepare-only   make the caches only (packages, kernel, gpio-sim, libgpiod v2, initramfs)
 # Environment:
 #   VM_CACHE             cache for downloads, kernel, module, logs (default: <repo>/.build-vm)
 #   LIBGPIOD_V2_PREFIX   libgpiod v2 prefix (default: $VM_CACHE/libgpiod-v2; built if missing)
@@ -25,21 +29,24 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 export DEBIAN_FRONTEND=noninteractive
 
-usage() { sed -n '5,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '5,15p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "run-vm-tests: error: $*" >&2; exit 2; }
 
-BINARY="" LIBGPIOD=v1
+BINARY="" LIBGPIOD=v1 CHECKS=all PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --binary) [ $# -ge 2 ] || die "--binary needs a path"; BINARY=$2; shift 2 ;;
     --binary=*) BINARY=${1#*=}; shift ;;
     --libgpiod) [ $# -ge 2 ] || die "--libgpiod needs v1 or v2"; LIBGPIOD=$2; shift 2 ;;
     --libgpiod=*) LIBGPIOD=${1#*=}; shift ;;
+    --checks) [ $# -ge 2 ] || die "--checks needs all or libgpiod"; CHECKS=$2; shift 2 ;;
+    --prepare-only) PREPARE_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
   esac
 done
 case $LIBGPIOD in v1|v2) ;; *) die "--libgpiod must be v1 or v2, not '$LIBGPIOD'" ;; esac
+case $CHECKS in all|libgpiod) ;; *) die "--checks must be all or libgpiod, not '$CHECKS'" ;; esac
 
 CACHE=${VM_CACHE:-$REPO/.build-vm}
 mkdir -p "$CACHE/debs" "$CACHE/logs"
@@ -55,18 +62,38 @@ VM_LABEL=vm PREP_FAILED_SUMMARY="vm: 0 passed, 1 failed"
 stage install
 PKGS=(qemu-system-x86 busybox-static gpiod i2c-tools libgpiod-dev libi2c-dev linux-headers-amd64
       gcc make libc6-dev kmod cpio gzip xz-utils pkg-config alsa-utils python3)
-if [ "$LIBGPIOD" = v2 ] && [ ! -f "$V2_PREFIX/lib/libgpiod.a" ]; then PKGS+=(python3-pip); fi
+if { [ "$LIBGPIOD" = v2 ] || [ $PREPARE_ONLY = 1 ]; } && [ ! -f "$V2_PREFIX/lib/libgpiod.a" ]; then PKGS+=(python3-pip); fi
 install_host_packages "${PKGS[@]}"
 
 # ---- 2. and 3. kernel image and gpio-sim --------------------------------------------------
 . "$HERE/kernel-prep.sh"
 
-# ---- 4. the guest's share: test script, C helpers, config --------------------------------
+# ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -
+stage initramfs
+INITRD=$CACHE/initrd-$KV.gz
+KEY=$(cat "$HERE/guest/init" "$HERE/mkinitramfs.sh" /bin/busybox | sha256sum | cut -c1-16)
+if [ "$(cat "$INITRD.key" 2>/dev/null)" != "$KEY" ] || ! cache_reuse "$INITRD" "the initramfs"; then
+  "$HERE/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
+  cache_seal "$INITRD"
+  echo "$KEY" > "$INITRD.key"
+fi
+
+if [ $PREPARE_ONLY = 1 ]; then
+  stage libgpiod-v2
+  "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
+    { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
+  stage "done"
+  SUMMARY_DONE=1
+  echo "vm: prepared (kernel $KV, gpio-sim, libgpiod v2, initramfs):$TIMINGS total $(( $(date +%s) - START ))s"
+  exit 0
+fi
+
+# ---- 4. the guest's share: test script, C helpers, config, board --------------------------
 stage helpers
 SHARE=$CACHE/share-$LIBGPIOD
 rm -rf "$SHARE"; mkdir -p "$SHARE"
 cp "${VM_GUEST_SCRIPT:-$HERE/guest/guest-tests.sh}" "$SHARE/guest-tests.sh"
-cp "$HERE/guest/sound-tests.sh" "$HERE/guest/unplug-tests.sh" "$SHARE/"
+cp "$HERE/guest/sound-tests.sh" "$HERE/guest/unplug-tests.sh" "$REPO/boards/simulator.toml" "$HERE/checks" "$SHARE/"
 if [ "$LIBGPIOD" = v2 ]; then
   "$REPO/scripts/build-libgpiod-v2.sh" "$V2_PREFIX" > "$LOGS/libgpiod-v2.log" 2>&1 ||
     { cat "$LOGS/libgpiod-v2.log" >&2; die "scripts/build-libgpiod-v2.sh $V2_PREFIX failed"; }
@@ -122,20 +149,12 @@ USB_SPEAKER=0
   printf 'BINARY_NOTE=%q\n' "$BINARY_NOTE"
   printf 'BENCH_BINARY=%q\n' "$BENCH_BINARY"
   printf 'LIBGPIOD=%q\n' "$LIBGPIOD"
+  printf 'CHECKS=%q\n' "$CHECKS"
   printf 'SOUND_SECONDS=%q\n' "${SOUND_SECONDS:-64}"
   printf 'SOUND_LOAD=%q\n' "${SOUND_LOAD:-0}"
   printf 'SOUND_FIFO=%q\n' "${SOUND_FIFO:-0}"
   printf 'USB_SPEAKER=%q\n' "$USB_SPEAKER"
 } > "$SHARE/config.sh"
-
-# ---- 5. initramfs (busybox + virtio/9p modules + guest/init), rebuilt when inputs change -
-stage initramfs
-INITRD=$CACHE/initrd-$KV.gz
-KEY=$(cat "$HERE/guest/init" "$HERE/mkinitramfs.sh" /bin/busybox | sha256sum | cut -c1-16)
-if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.key" 2>/dev/null)" != "$KEY" ]; then
-  "$HERE/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
-  echo "$KEY" > "$INITRD.key"
-fi
 
 # ---- 6. boot and test ---------------------------------------------------------------------
 stage vm
@@ -176,6 +195,21 @@ if [ -f "$SHARE/results" ]; then
       PASS|FAIL|SKIP) report "$status" "$id" "$text" ;;
       END) ENDED=1 ;;
     esac
+  done < "$SHARE/results"
+fi
+# Every check this run owes (Tests/kernel-vm/checks) must have reported, and a skip must be
+# on Tests/kernel-vm/expected-skips with its reason: a check that quietly stops running fails.
+EXPECTED=$(sed -n "s/^$CHECKS: //p" "$HERE/checks")
+[ -z "$BINARY" ] && EXPECTED=""   # no binary: only the kernel and C checks, by request
+for id in $EXPECTED; do
+  grep -qE "^(PASS|FAIL|SKIP) $id( |\$)" "$SHARE/results" 2>/dev/null ||
+    { [ "$id" = h1 ] && [ -n "$LINKS" ]; } || report FAIL "$id" "reported no result (Tests/kernel-vm/checks lists it for --checks $CHECKS)"
+done
+if [ -f "$SHARE/results" ]; then
+  while read -r status id text; do
+    [ "$status" = SKIP ] || continue
+    if grep -qE "^$id " <(grep -v '^#' "$HERE/expected-skips"); then echo "expected skip $id: $(grep -E "^$id " "$HERE/expected-skips" | cut -d' ' -f2-)"
+    else report FAIL "$id" "skipped, and not on Tests/kernel-vm/expected-skips: $text"; fi
   done < "$SHARE/results"
 fi
 if [ "$VMRC" = 125 ]; then report FAIL vm "no result from the VM (crashed, hung or timed out); console log $LOGS/console-$LIBGPIOD.log"

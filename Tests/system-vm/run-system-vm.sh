@@ -10,12 +10,14 @@
 #
 # usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE] [--gateway-deb FILE]
 #                                         [--bench FILE]
+#        Tests/system-vm/run-system-vm.sh --prepare-only
 #   --deb FILE          the package to install (default: built with scripts/build-deb.sh)
 #   --upgrade-deb FILE  a higher version of it for check 9 (default: built with
 #                       scripts/build-deb.sh --version <version>+vmupgrade1)
 #   --gateway-deb FILE  the phone remote's package (default: scripts/build-deb.sh --gateway)
 #   --bench FILE        the roundclock-bench that times check 13's sounds (default: the debug
 #                       build, swift build --product roundclock-bench)
+#   --prepare-only      make the caches only: kernel, gpio-sim, root filesystem, initramfs
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
 #   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
 #   install on the host).
@@ -29,14 +31,15 @@ KVM_DIR=$REPO/Tests/kernel-vm
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "run-system-vm: error: $*" >&2; exit 2; }
 
-DEB="" UPGRADE_DEB="" GATEWAY_DEB="" BENCH=""
+DEB="" UPGRADE_DEB="" GATEWAY_DEB="" BENCH="" PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --deb) DEB=$(readlink -f "${2:?--deb needs a file}"); shift 2 ;;
     --upgrade-deb) UPGRADE_DEB=$(readlink -f "${2:?--upgrade-deb needs a file}"); shift 2 ;;
     --gateway-deb) GATEWAY_DEB=$(readlink -f "${2:?--gateway-deb needs a file}"); shift 2 ;;
     --bench) BENCH=$(readlink -f "${2:?--bench needs a file}"); shift 2 ;;
-    -h|--help) sed -n '10,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --prepare-only) PREPARE_ONLY=1; shift ;;
+    -h|--help) sed -n '10,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
@@ -62,6 +65,51 @@ python3 -c 'import selenium' 2>/dev/null || "$REPO/scripts/setup.sh" --gateway |
 
 # ---- kernel and gpio-sim (shared with Tests/kernel-vm and its cache) ----------------------
 . "$KVM_DIR/kernel-prep.sh"
+
+# ---- root filesystem: Debian 12 with systemd and the packages' run-time libraries (cached) -
+stage rootfs
+# What both packages depend on (checked against their Depends below, once they are built: a
+# new dependency fails with its name), without versions: the VM has no network but qemu's
+# user-mode link, restricted to the one forwarded port. avahi-daemon, which the gateway
+# recommends, publishes its service file; man-db for check 12 (man renders the pages); gpiod
+# and i2c-tools bring libgpiod2 and libi2c0, which roundclock-bench needs too (check 13);
+# libespeak-ng1, which the clock recommends, for [voice].
+ROOTFS_PACKAGES=systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,man-db,libc6,libgcc-s1,libstdc++6,libasound2,libgpiod2,libi2c0,libespeak-ng1,libmosquitto1,adduser
+KEY=$( { echo "$ROOTFS_PACKAGES"; echo "$KV"; cat "$HERE/rootfs-setup.sh"; md5sum "$MODDIR/extra/gpio-sim.ko"; } | md5sum | cut -c1-12)
+IMAGE=$SVM/rootfs-$KEY.img
+if ! { cache_reuse "$IMAGE" "the root filesystem" && [ -s "$IMAGE.packages" ]; }; then
+  rm -f "$SVM"/rootfs-*.img "$SVM"/rootfs-*.img.*
+  ROOT=$SVM/rootfs.tmp
+  rm -rf "$ROOT"
+  echo "mmdebstrap bookworm --variant=minbase --include=$ROOTFS_PACKAGES"
+  mmdebstrap --variant=minbase --include="$ROOTFS_PACKAGES" bookworm "$ROOT" > "$LOGS/system-vm-mmdebstrap.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-mmdebstrap.log" >&2; die "mmdebstrap failed"; }
+  "$HERE/rootfs-setup.sh" "$ROOT" "$KDIR" "$KV" > "$LOGS/system-vm-rootfs-setup.log" 2>&1 ||
+    { tail -30 "$LOGS/system-vm-rootfs-setup.log" >&2; die "rootfs-setup.sh failed"; }
+  chroot "$ROOT" dpkg-query -W -f='${Package}\n' > "$IMAGE.packages"
+  mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" 3G || die "mke2fs -d $ROOT failed"
+  mv "$IMAGE.tmp" "$IMAGE"
+  rm -rf "$ROOT"
+  cache_seal "$IMAGE"
+fi
+echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 3G)"
+
+# ---- initramfs: mounts /dev/vda and hands over to systemd --------------------------------
+stage initramfs
+INITRD=$SVM/initrd-$KV.gz
+MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4"
+IKEY=$( { echo "$MODS"; cat "$HERE/guest/init" "$KVM_DIR/mkinitramfs.sh" /bin/busybox; } | md5sum | cut -d' ' -f1)
+if [ "$(cat "$INITRD.key" 2>/dev/null)" != "$IKEY" ] || ! cache_reuse "$INITRD" "the initramfs"; then
+  INITRAMFS_MODULES=$MODS INITRAMFS_INIT=$HERE/guest/init "$KVM_DIR/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
+  cache_seal "$INITRD"
+  echo "$IKEY" > "$INITRD.key"
+fi
+if [ $PREPARE_ONLY = 1 ]; then
+  stage done
+  SUMMARY_DONE=1
+  echo "system-vm: prepared (kernel $KV, root filesystem, initramfs):$TIMINGS total $(( $(date +%s) - START ))s"
+  exit 0
+fi
 
 # ---- the packages: the version of debian/changelog and a higher one for the upgrade ------
 stage packages
@@ -114,6 +162,12 @@ if [ -z "$GATEWAY_DEB" ]; then
 fi
 [ -f "$GATEWAY_DEB" ] || die "no package $GATEWAY_DEB"
 echo "gateway package $(basename "$GATEWAY_DEB")"
+# both packages' Depends, without versions or alternatives, must be in the root filesystem
+for dep in $( { dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } | tr ',' '\n' |
+              sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u); do
+  grep -qx "$dep" "$IMAGE.packages" ||
+    die "the packages depend on $dep, which the root filesystem lacks: add it to ROOTFS_PACKAGES in $0"
+done
 
 # ---- check 13's recorder: roundclock-bench (not in the package), the debug build ----------
 stage bench
@@ -124,42 +178,6 @@ if [ -z "$BENCH" ]; then
 fi
 [ -x "$BENCH" ] || die "no roundclock-bench at $BENCH"
 echo "bench $BENCH"
-
-# ---- root filesystem: Debian 12 with systemd and the package's dependencies (cached) ----
-stage rootfs
-# both packages' Depends, without version constraints or alternatives (the VM has no network
-# but qemu's user-mode link, restricted to the one forwarded port); avahi-daemon, which the
-# gateway recommends, publishes its service file; man-db for check 12 (man renders the pages);
-# gpiod and i2c-tools bring libgpiod2 and libi2c0, which roundclock-bench needs too (check 13)
-DEPENDS=$( { dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } | tr ',' '\n' |
-  sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u | paste -sd,)
-INCLUDE="systemd,systemd-sysv,udev,kmod,procps,i2c-tools,gpiod,avahi-daemon,man-db,$DEPENDS"
-KEY=$( { echo "$INCLUDE"; echo "$KV"; cat "$HERE/rootfs-setup.sh"; md5sum "$MODDIR/extra/gpio-sim.ko"; } | md5sum | cut -c1-12)
-IMAGE=$SVM/rootfs-$KEY.img
-if [ ! -f "$IMAGE" ]; then
-  rm -f "$SVM"/rootfs-*.img
-  ROOT=$SVM/rootfs.tmp
-  rm -rf "$ROOT"
-  echo "mmdebstrap bookworm --variant=minbase --include=$INCLUDE"
-  mmdebstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOT" > "$LOGS/system-vm-mmdebstrap.log" 2>&1 ||
-    { tail -30 "$LOGS/system-vm-mmdebstrap.log" >&2; die "mmdebstrap failed"; }
-  "$HERE/rootfs-setup.sh" "$ROOT" "$KDIR" "$KV" > "$LOGS/system-vm-rootfs-setup.log" 2>&1 ||
-    { tail -30 "$LOGS/system-vm-rootfs-setup.log" >&2; die "rootfs-setup.sh failed"; }
-  mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" 3G || die "mke2fs -d $ROOT failed"
-  mv "$IMAGE.tmp" "$IMAGE"
-  rm -rf "$ROOT"
-fi
-echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 3G)"
-
-# ---- initramfs: mounts /dev/vda and hands over to systemd --------------------------------
-stage initramfs
-INITRD=$SVM/initrd-$KV.gz
-MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4"
-IKEY=$( { echo "$MODS"; cat "$HERE/guest/init" "$KVM_DIR/mkinitramfs.sh" /bin/busybox; } | md5sum | cut -d' ' -f1)
-if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.key" 2>/dev/null)" != "$IKEY" ]; then
-  INITRAMFS_MODULES=$MODS INITRAMFS_INIT=$HERE/guest/init "$KVM_DIR/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
-  echo "$IKEY" > "$INITRD.key"
-fi
 
 # ---- the share: the packages, the simulator's pictures, the checks ------------------------
 stage share

@@ -1,0 +1,144 @@
+# Sourced by .ci/run: the build tree, build directories that are trusted only when sealed,
+# stages and background jobs with their times, and the closing report. Needs CI_CACHE; the
+# functions after ci_sync_tree need LOGS and run in the tree.
+. "$(dirname "${BASH_SOURCE[0]}")/../Tests/kernel-vm/cache-lib.sh"
+
+# ci_sync_tree CLONE TREE: TREE gets the clone's files by content (rsync --checksum without
+# times): a file that did not change keeps its old mtime, so the build directories in TREE
+# rebuild only what changed. What .gitignore ignores (the build directories) is kept; a file
+# gone from the clone goes from TREE. The clone's .git comes along, for the tests that ask git.
+ci_sync_tree() {
+  local clone=$1 tree=$2
+  mkdir -p "$tree"
+  rsync -rlpc --delete --filter=':- .gitignore' --exclude=/.git "$clone/" "$tree/"
+  rsync -a --delete "$clone/.git/" "$tree/.git/"
+  echo "== build tree $tree: $(cd "$tree" && git log -1 --format='%h %s' | cut -c1-80)"
+}
+
+# The build directories, each a unit with a seal in $CI_CACHE/seals: written when a build in
+# it ends well, removed when one starts. A unit without its seal (a build that failed or was
+# killed), or sealed by another toolchain, is removed before anything uses it.
+ci_unit_dirs() {
+  case $1 in
+    root) echo .build ;;
+    gpiod2) echo .build-gpiod2 ;;
+    gateway) echo Gateway/.build ;;
+    gateway-release) echo Gateway/.build-release ;;
+    trixie) echo "$VM_CACHE/trixie-amd64/src/.build" ;;
+  esac
+}
+ci_unit_of() {
+  case $1 in
+    root-debug|root-release) echo root ;;
+    gateway-debug) echo gateway ;;
+    *) echo "$1" ;;
+  esac
+}
+CI_TOOLCHAIN=$(swift --version 2>&1 | sha256sum | cut -c1-16)
+ci_open_build_dirs() {
+  local unit dir
+  mkdir -p "$CI_CACHE/seals"
+  for unit in root gpiod2 gateway gateway-release trixie; do
+    dir=$(ci_unit_dirs "$unit")
+    [ -e "$dir" ] || continue
+    if [ "$(cat "$CI_CACHE/seals/$unit" 2>/dev/null)" != "$CI_TOOLCHAIN" ]; then
+      echo "== build directory $dir: not sealed by a finished build of this toolchain: removed"
+      rm -rf "$dir"
+    else
+      echo "== build directory $dir: reused"
+    fi
+  done
+}
+# ci_build NAME COMMAND...: COMMAND builds in NAME's unit; the unit is sealed only if it succeeds.
+ci_build() {
+  local unit; unit=$(ci_unit_of "$1"); shift
+  rm -f "$CI_CACHE/seals/$unit"
+  "$@"
+  echo "$CI_TOOLCHAIN" > "$CI_CACHE/seals/$unit"
+}
+
+# ci_inputs_key PATH...: a hash of the content of the tree's files under PATH (tracked and new).
+ci_inputs_key() {
+  { git ls-files -co --exclude-standard -z -- "$@" | LC_ALL=C sort -z | xargs -0 sha256sum; swift --version 2>&1; } |
+    sha256sum | cut -c1-16
+}
+# ci_cached_dir DIR WHAT: DIR is intact (its seal matches); otherwise it is removed (1).
+ci_cached_dir() { cache_reuse "$1" "$2"; }
+ci_seal_dir() { cache_seal "$1"; }
+
+# ---- stages ------------------------------------------------------------------------------
+CI_START=$(date +%s)
+STAGE_ROWS=() CURRENT_STAGE="" CURRENT_START=$CI_START
+# run_stage NAME DESCRIPTION COMMAND...: COMMAND as one stage (set -e applies inside).
+run_stage() {
+  local name=$1 description=$2
+  shift 2
+  CURRENT_STAGE=$name CURRENT_START=$(date +%s)
+  echo "== stage: $name ($description)"
+  "$@"
+  local seconds=$(( $(date +%s) - CURRENT_START ))
+  STAGE_ROWS+=("$(printf '  %-16s %6d s   from %5d s' "$name" "$seconds" $((CURRENT_START - CI_START)))")
+  CURRENT_STAGE=""
+  echo "== stage $name: $seconds s"
+}
+
+# ---- background jobs: their output in $LOGS/NAME.log, their exit status in $LOGS/NAME.rc ---
+declare -A BG_PID=()
+# ci_bg_start NAME FUNCTION: runs FUNCTION in the background (set -e inside).
+ci_bg_start() {
+  local name=$1 fn=$2
+  rm -f "$LOGS/$name.rc" "$LOGS/$name.times"
+  echo "== background: $name (log $LOGS/$name.log)"
+  ( set -e; t0=$(date +%s); rc=0; ( set -e; "$fn" ) > "$LOGS/$name.log" 2>&1 || rc=$?
+    echo "$t0 $(date +%s)" > "$LOGS/$name.times"; echo "$rc" > "$LOGS/$name.rc" ) &
+  BG_PID[$name]=$!
+}
+# ci_bg_wait NAME: until NAME has ended (also from another background job); fails with the
+# end of its log if it failed.
+ci_bg_wait() {
+  local name=$1 rc
+  while [ ! -f "$LOGS/$name.rc" ]; do sleep 1; done
+  rc=$(cat "$LOGS/$name.rc")
+  if [ "$rc" != 0 ]; then
+    echo "== background job $name failed (exit $rc); the end of $LOGS/$name.log:"
+    tail -40 "$LOGS/$name.log"
+    return 1
+  fi
+}
+ci_bg_rows() {
+  local f name t0 t1
+  for f in "$LOGS"/*.times; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .times); read -r t0 t1 < "$f"
+    printf '  %-16s %6d s   from %5d s (background)\n' "$name" $((t1 - t0)) $((t0 - CI_START))
+  done
+}
+
+ci_summary() {
+  echo "== stage times"
+  printf '%s\n' "${STAGE_ROWS[@]}"
+  ci_bg_rows
+  printf '  %-16s %6d s\n' total $(( $(date +%s) - CI_START ))
+}
+
+ci_on_exit() {
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "== CI FAILED in stage ${CURRENT_STAGE:-(between stages)} after $(( $(date +%s) - CURRENT_START )) s (exit $rc)"
+    ci_summary
+  fi
+  # background jobs still running end with the run
+  local pid
+  for pid in "${BG_PID[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
+}
+trap ci_on_exit EXIT
+
+# The end: stage table, test and check counts, the 20 slowest tests, the last line a count.
+ci_report() {
+  ci_summary
+  echo "== checks"
+  .ci/test-report.py summary root="$LOGS/root-tests.log" gateway="$LOGS/gateway-tests.log" trixie="$LOGS/trixie.log" \
+    kernel-vm="$LOGS/kernel-vm.counts" system-vm="$LOGS/system-vm.log"
+  echo "== the 20 slowest tests"
+  .ci/test-report.py slowest 20 root="$LOGS/root-tests.log" gateway="$LOGS/gateway-tests.log" trixie="$LOGS/trixie.log"
+}
