@@ -53,8 +53,7 @@ ci_open_build_dirs() {
 ci_build() {
   local unit; unit=$(ci_unit_of "$1"); shift
   rm -f "$CI_CACHE/seals/$unit"
-  "$@"
-  echo "$CI_TOOLCHAIN" > "$CI_CACHE/seals/$unit"
+  if "$@"; then echo "$CI_TOOLCHAIN" > "$CI_CACHE/seals/$unit"; else return 1; fi
 }
 
 # ci_inputs_key PATH...: a hash of the content of the tree's files under PATH (tracked and new).
@@ -89,7 +88,8 @@ ci_bg_start() {
   local name=$1 fn=$2
   rm -f "$LOGS/$name.rc" "$LOGS/$name.times"
   echo "== background: $name (log $LOGS/$name.log)"
-  ( set -e; t0=$(date +%s); rc=0; ( set -e; "$fn" ) > "$LOGS/$name.log" 2>&1 || rc=$?
+  # (set -e holds inside FUNCTION only where its subshell is not the left side of || or &&)
+  ( set +e; t0=$(date +%s); ( set -e; "$fn" ) > "$LOGS/$name.log" 2>&1; rc=$?
     echo "$t0 $(date +%s)" > "$LOGS/$name.times"; echo "$rc" > "$LOGS/$name.rc" ) &
   BG_PID[$name]=$!
 }

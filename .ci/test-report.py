@@ -49,7 +49,7 @@ def skipped(path):
             continue
         m = TESTING_SKIP.search(line)
         if m and "Suite " not in line[: m.start()]:
-            out.append(m.group(1))
+            out.append(m.group(1).strip())
     return out
 
 
