@@ -135,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol", "JSON",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "ControlProtocol", "JSON",
                 "Sound", "Speaker", "Voice",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
