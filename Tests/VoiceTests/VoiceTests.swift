@@ -1,6 +1,6 @@
 import Sound
 import Testing
-import Voice
+@testable import Voice
 
 @Suite struct VoiceTests {
     @Test func roundThreeInEnglishIsAPlausibleSpokenPhrase() throws {
@@ -38,6 +38,30 @@ import Voice
             #expect(error.language == "qq")
             #expect(error.description == "espeak-ng has no voice for language \"qq\" (espeak-ng --voices lists them)")
             #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// Without espeak-ng's library (a name no system has), the line names the package to install.
+    @Test func aMissingLibraryIsAOneLineErrorNamingThePackage() {
+        do {
+            _ = try SpeechLibrary.open("libespeak-ng-absent.so.1", language: "en")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.libraryMissing)
+            #expect(error.description == "[voice] needs libespeak-ng1 (apt install libespeak-ng1): "
+                    + "libespeak-ng-absent.so.1: cannot open shared object file: No such file or directory")
+        }
+    }
+
+    /// A library that loads but lacks espeak-ng's functions (libc has none of them) is refused too.
+    @Test func aLibraryWithoutEspeakFunctionsIsRefused() {
+        do {
+            _ = try SpeechLibrary.open("libc.so.6", language: "en")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.libraryMissing)
+            #expect(error.description.hasPrefix("[voice] needs libespeak-ng1 (apt install libespeak-ng1): "), "\(error)")
+            #expect(error.description.contains("espeak_Initialize"), "\(error)")
         }
     }
 }
