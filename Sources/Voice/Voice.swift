@@ -46,17 +46,21 @@ public struct Voice: Sendable, Hashable {
     private static let engine = Mutex(Engine())
 }
 
-/// espeak-ng's functions, loaded from a shared library.
+/// espeak-ng's functions, loaded from a shared library. The table stays in memory of its own
+/// for the life of the process, as the library does, and is handed to the C wrappers by address.
 struct SpeechLibrary {
-    var functions: rc_espeak_library
+    let functions: UnsafeMutablePointer<rc_espeak_library>
 
     /// Loads `soname` (dlopen(3)); a missing library or function is a one-line error naming
     /// the package to install.
     static func open(_ soname: String, language: String) throws(VoiceError) -> SpeechLibrary {
-        var functions = rc_espeak_library()
-        if let error = rc_espeak_open(soname, &functions) {
+        let functions = UnsafeMutablePointer<rc_espeak_library>.allocate(capacity: 1)
+        functions.initialize(to: rc_espeak_library())
+        if let error = rc_espeak_open(soname, functions) {
+            let line = String(cString: error)
+            functions.deallocate()
             throw VoiceError(language: language, libraryMissing: true,
-                             problem: "[voice] needs \(Voice.libraryPackage) (apt install \(Voice.libraryPackage)): \(String(cString: error))")
+                             problem: "[voice] needs \(Voice.libraryPackage) (apt install \(Voice.libraryPackage)): \(line)")
         }
         return SpeechLibrary(functions: functions)
     }
@@ -78,8 +82,8 @@ private struct Engine: ~Copyable {
 
     mutating func initialized(language: String) throws(VoiceError) -> Int {
         if let rate { return rate }
-        var library = try loaded(language: language)
-        let result = Int(rc_espeak_initialize(&library.functions))
+        let library = try loaded(language: language)
+        let result = Int(rc_espeak_initialize(library.functions))
         guard result > 0 else {
             throw VoiceError(language: language, problem: "espeak-ng cannot start for language \"\(language)\" (is espeak-ng-data installed?)")
         }
@@ -89,8 +93,8 @@ private struct Engine: ~Copyable {
 
     mutating func select(_ name: String, language: String) throws(VoiceError) {
         guard selected != name else { return }
-        guard var library else { return }
-        let rc = rc_espeak_select(&library.functions, name)
+        guard let library else { return }
+        let rc = rc_espeak_select(library.functions, name)
         guard rc == 0 else {
             selected = nil
             throw VoiceError(language: language, problem: "espeak-ng has no voice for language \"\(name)\" (espeak-ng --voices lists them)")
@@ -99,10 +103,10 @@ private struct Engine: ~Copyable {
     }
 
     func synthesize(_ phrase: String, language: String) throws(VoiceError) -> [Int16] {
-        guard var library else { return [] }
+        guard let library else { return [] }
         var buffer = rc_espeak_buffer(samples: nil, count: 0, capacity: 0, failed: 0)
         defer { rc_espeak_free(&buffer) }
-        let rc = rc_espeak_synthesize(&library.functions, phrase, &buffer)
+        let rc = rc_espeak_synthesize(library.functions, phrase, &buffer)
         guard rc == 0 else {
             throw VoiceError(language: language, problem: "espeak-ng could not speak \"\(phrase)\" in language \"\(language)\" (error \(rc))")
         }
