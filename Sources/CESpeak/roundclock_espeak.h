@@ -25,22 +25,29 @@ typedef struct {
     __typeof__(espeak_Synth) *synth;
 } rc_espeak_library;
 
+/* dlsym(3) of `name`, unless an earlier lookup failed (`*error` set); a failure sets `*error`
+ * to dlerror's line, which lives until the next dl call of this thread. */
+static inline void *rc_espeak_symbol(void *handle, const char *name, const char **error) {
+    if (*error) return NULL;
+    void *symbol = dlsym(handle, name);
+    if (!symbol) *error = dlerror();
+    if (!symbol && !*error) *error = "a function of espeak-ng is missing";
+    return symbol;
+}
+
 /* Loads `soname` and looks up the functions into `library`: NULL on success (the library stays
  * loaded for the life of the process), else dlerror(3)'s one line, e.g. "libespeak-ng.so.1:
- * cannot open shared object file: No such file or directory". */
+ * cannot open shared object file: No such file or directory". A library without the functions
+ * stays loaded too: dlclose(3) would end the life of dlerror's line. */
 static inline const char *rc_espeak_open(const char *soname, rc_espeak_library *library) {
     void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!handle) return dlerror();
-    library->initialize = (__typeof__(espeak_Initialize) *)dlsym(handle, "espeak_Initialize");
-    library->set_synth_callback = (__typeof__(espeak_SetSynthCallback) *)dlsym(handle, "espeak_SetSynthCallback");
-    library->set_voice_by_name = (__typeof__(espeak_SetVoiceByName) *)dlsym(handle, "espeak_SetVoiceByName");
-    library->synth = (__typeof__(espeak_Synth) *)dlsym(handle, "espeak_Synth");
-    if (!library->initialize || !library->set_synth_callback || !library->set_voice_by_name || !library->synth) {
-        const char *error = dlerror();
-        dlclose(handle);
-        return error ? error : "a function of espeak-ng is missing";
-    }
-    return NULL;
+    const char *error = NULL;
+    library->initialize = (__typeof__(espeak_Initialize) *)rc_espeak_symbol(handle, "espeak_Initialize", &error);
+    library->set_synth_callback = (__typeof__(espeak_SetSynthCallback) *)rc_espeak_symbol(handle, "espeak_SetSynthCallback", &error);
+    library->set_voice_by_name = (__typeof__(espeak_SetVoiceByName) *)rc_espeak_symbol(handle, "espeak_SetVoiceByName", &error);
+    library->synth = (__typeof__(espeak_Synth) *)rc_espeak_symbol(handle, "espeak_Synth", &error);
+    return error;
 }
 
 /* The samples of one phrase, grown by the synth callback. */

@@ -7,8 +7,8 @@ import Glibc
 /// threads. The state they wait for lives in a `Mutex` of its owner; a `signal()` after the
 /// change is kept until the next `wait`, so a change made between the waiter's look at that
 /// state and its `wait` still wakes it.
+// @unchecked: `signaled` and `waiting` are guarded by the pthread mutex, which the condition variable needs and `Mutex` cannot lend.
 public final class MonotonicWakeup: @unchecked Sendable {
-    // @unchecked: `signaled` and `waiting` are guarded by the pthread mutex, which the condition variable needs and `Mutex` cannot lend.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var signaled = false
