@@ -90,7 +90,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // epoll, timerfd, eventfd and signalfd, which Glibc's Swift module does not export.
+        // epoll, timerfd, eventfd, signalfd and adjtimex, which Glibc's Swift module does not export.
         .systemLibrary(name: "CEventLoop"),
         // libasound (ALSA) behind one tiny C header: a playback PCM and a mixer control. Its
         // header and library sit on the default paths: no pkg-config, whose `-L` of the system's
@@ -99,10 +99,12 @@ let package = Package(
         // The speaker: an ALSA playback device fed by its own thread, each sound placed on the
         // frame the device plays at the sound's instant (position timestamps), outages retried.
         .target(name: "Speaker", dependencies: ["CALSA", "Platform", "Sound"]),
-        // espeak-ng behind one tiny C header: synchronous synthesis into a sample buffer. On the
-        // default paths, as CALSA.
+        // espeak-ng behind one tiny C header: its header's types, its functions loaded with
+        // dlopen(3) when a voice is asked for (the clock does not link it), synchronous synthesis
+        // into a sample buffer. On the default paths, as CALSA.
         .systemLibrary(name: "CESpeak", providers: [.apt(["libespeak-ng-dev"])]),
-        // The voice: phrases spoken by espeak-ng into PCM, every call serialized by one lock.
+        // The voice: phrases spoken by espeak-ng (libespeak-ng.so.1, loaded on first use) into PCM,
+        // every call serialized by one lock.
         .target(name: "Voice", dependencies: ["CESpeak", "Sound"]),
         // libgpiod (v1 or v2, via pkg-config) and libi2c behind one tiny C header.
         .systemLibrary(name: "CLinuxHardware", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev", "libi2c-dev"])]),
@@ -141,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "roundclock",
             dependencies: [
-                "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "TOML", "ControlProtocol", "JSON",
+                "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "ControlProtocol", "JSON",
                 "Sound", "Speaker", "Voice",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

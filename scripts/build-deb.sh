@@ -103,7 +103,7 @@ DEB=$OUT/stage/roundclock_${VERSION}_$ARCH.deb
 mv "$OUT"/stage/roundclock*_"${VERSION}"_"$ARCH".*deb "$OUT/"
 DEB=$OUT/roundclock_${VERSION}_$ARCH.deb
 echo "== $DEB ($(stat -c %s "$DEB") bytes)"
-dpkg-deb --info "$DEB" | sed -n '/Depends:/p'
+dpkg-deb --info "$DEB" | sed -n '/Depends:/p;/Recommends:/p'
 if [ "$LINTIAN" = 1 ]; then
   echo "== lintian"
   lintian --info --display-info "$DEB" || die "lintian found errors"

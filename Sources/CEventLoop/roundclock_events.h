@@ -1,8 +1,8 @@
 #ifndef ROUNDCLOCK_EVENTS_H
 #define ROUNDCLOCK_EVENTS_H
 
-// epoll(7), timerfd_create(2), eventfd(2) and signalfd(2) for the clock's event loop:
-// Glibc's Swift module does not export them. Each wrapper is one call; errno is left as the
+// epoll(7), timerfd_create(2), eventfd(2) and signalfd(2) for the clock's event loop, and
+// adjtimex(2) for the wall clock's sync state: Glibc's Swift module does not export them. Each wrapper is one call; errno is left as the
 // call set it, and EINTR is retried by the Swift caller (Platform's `retryingEINTR`).
 
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 
 static inline int rc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -84,6 +85,14 @@ static inline int rc_signalfd_read(int fd) {
     if (got == (ssize_t)sizeof info) return (int)info.ssi_signo;
     if (got < 0 && errno == EAGAIN) return 0;
     return -1;
+}
+
+// adjtimex(2) that only reads (`modes` 0) into `state`, read in Swift by field name: the
+// clock state (TIME_OK ... TIME_ERROR), or -1 with errno (EPERM where the `@clock` system
+// calls are denied).
+static inline int rc_adjtimex_read(struct timex *state) {
+    memset(state, 0, sizeof *state);
+    return adjtimex(state);
 }
 
 #endif

@@ -13,9 +13,8 @@ import Glibc
 /// settled on the other level that edge is delivered then. Failures go to `onFailure` as
 /// they happen: a line that fails (a read error, EPOLLERR/EPOLLHUP: its chip went away, or
 /// a descriptor epoll cannot watch) is reported once and left alone, the others keep working.
+// @unchecked: the lines (not Sendable) are read only by start() and then on the event loop's thread; the rest is in `state`.
 public final class ButtonReader: @unchecked Sendable {
-    // @unchecked: the lines are used only on the event loop's thread between start() and
-    // stop() (and for their first reading in start()); everything else is in `state`.
     public typealias Handler = @Sendable (_ button: Button, _ pressed: Bool, _ monotonicNanoseconds: UInt64) -> Void
     public typealias FailureHandler = @Sendable (ButtonFailure) -> Void
 

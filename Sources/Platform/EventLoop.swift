@@ -15,7 +15,7 @@ import Glibc
 ///
 /// Handlers, timers and jobs run one at a time, in order, on this thread; none may block.
 /// Everything may be called from any thread.
-public final class EventLoop: TaskExecutor, @unchecked Sendable {
+public final class EventLoop: TaskExecutor, Sendable {
     /// What `watch` and `schedule` return, to cancel them.
     public struct Token: Hashable, Sendable {
         fileprivate let value: UInt64

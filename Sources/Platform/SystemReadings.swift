@@ -1,3 +1,4 @@
+import CEventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -107,11 +108,6 @@ public struct ClockSyncState: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ClockSync {
-    /// `STA_UNSYNC` in `struct timex`'s `status` (<linux/timex.h>).
-    static let statusUnsynchronized: Int32 = 0x0040
-    /// `TIME_ERROR`, adjtimex(2)'s return for an unsynchronized clock (<linux/timex.h>).
-    static let timeError: Int32 = 5
-
     /// The wall clock's sync state now: the timesyncd flag and a read-only adjtimex(2).
     public static func state(flag: String = timesyncFlag) -> ClockSyncState {
         let flagged = isSynchronized(flag: flag)
@@ -119,27 +115,15 @@ extension ClockSync {
         return ClockSyncState(timesyncFlag: flagged, kernelSynchronized: kernel.synchronized, maxError: kernel.maxError)
     }
 
-    /// adjtimex(2) with `modes` 0 (reads only). Glibc's Swift module does not carry
-    /// <sys/timex.h>, so the function is looked up with dlsym(3) and `struct timex` read from
-    /// its 64-bit Linux layout (<bits/timex.h>: `modes` int at 0, `maxerror` long at 24,
-    /// `status` int at 40; 208 bytes). `nil` where that layout does not hold or the call fails.
+    /// adjtimex(2) with `modes` 0 (reads only), through `rc_adjtimex_read`: synchronized when
+    /// `STA_UNSYNC` is clear in `status` and the state is not `TIME_ERROR`; `maxerror` is in
+    /// microseconds. `nil` when the call fails.
     static func kernelState() -> (synchronized: Bool, maxError: Duration)? {
-        #if (arch(x86_64) || arch(arm64)) && os(Linux)
-        typealias AdjustTime = @convention(c) (UnsafeMutableRawPointer) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }
-        let adjtimex = unsafeBitCast(symbol, to: AdjustTime.self)
-        var buffer = [UInt8](repeating: 0, count: 256)
-        return buffer.withUnsafeMutableBytes { raw -> (Bool, Duration)? in
-            guard let base = raw.baseAddress else { return nil }
-            let result = adjtimex(base)
-            guard result >= 0 else { return nil }
-            let maxError = raw.load(fromByteOffset: 24, as: Int.self)
-            let status = raw.load(fromByteOffset: 40, as: Int32.self)
-            return (status & statusUnsynchronized == 0 && result != timeError, .microseconds(Int64(maxError)))
-        }
-        #else
-        return nil
-        #endif
+        var reading = timex()
+        let state = rc_adjtimex_read(&reading)
+        guard state >= 0 else { return nil }
+        let synchronized = reading.status & Int32(STA_UNSYNC) == 0 && state != TIME_ERROR
+        return (synchronized, .microseconds(Int64(reading.maxerror)))
     }
 }
 

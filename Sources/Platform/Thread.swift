@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// A joinable POSIX thread started by `PosixThread.start(named:_:)`: the button reader,
-/// the benchmarks' load threads and timer probe each run on one, outside Swift's pool.
+/// A joinable POSIX thread started by `PosixThread.start(named:_:)`: the event loop, the
+/// worker, the speaker, and the benchmarks' load threads and timer probe each run on one,
+/// outside Swift's pool.
 public struct PosixThread: Sendable {
     /// The name given at start (the kernel keeps its first 15 bytes as the thread's `comm`).
     public let name: String
@@ -26,8 +27,8 @@ public struct PosixThread: Sendable {
         return PosixThread(name: name, id: id)
     }
 
-    /// Lets the thread end on its own, never joined (pthread_detach(3)): the render loop's
-    /// thread, which lives as long as the loop.
+    /// Lets the thread end on its own, never joined (pthread_detach(3)): the event loop's and
+    /// the worker's threads, which live as long as their owner.
     public func detach() {
         pthread_detach(id)
     }

@@ -65,6 +65,7 @@ public struct ContextSwitchRates: Sendable {
 /// clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until each end: two wake-ups in all. A
 /// long Swift sleep instead would keep a Dispatch timer armed, and Dispatch's manager thread
 /// wakes every second while one is (seen with strace): counted, it would double ours.
+// @unchecked: `samples` is written by the window's thread only and read after `pthread_join`, an order the compiler cannot see.
 final class ContextSwitchWindow: @unchecked Sendable {
     private let ends: (from: timespec, to: timespec)
     /// Written by the thread only, read after `pthread_join`.

@@ -74,6 +74,7 @@ public struct TimerProbe: Sendable {
     }
 
     func nanosleepThread() -> [Duration] {
+        // @unchecked: `samples` is written by the probe's thread only and read after `join()`.
         final class Box: @unchecked Sendable {
             let probe: TimerProbe
             var samples: [Duration] = []

@@ -1,9 +1,9 @@
 import Platform
 
-/// A clock whose instants the render loop can wait for on its own thread (`LoopThread`):
-/// it places an instant on CLOCK_MONOTONIC, the clock a condition variable waits on
-/// (`pthread_condattr_setclock` accepts only CLOCK_MONOTONIC and CLOCK_REALTIME). Other
-/// clocks (`VirtualClock`, test clocks) are slept on with `sleep(until:)`.
+/// A clock whose instants the render loop can wait for on its event loop's thread
+/// (`LoopThread`): it places an instant on CLOCK_MONOTONIC, the clock the loop's timerfd is
+/// armed on at the absolute deadline. Other clocks (`VirtualClock`, test clocks) are slept on
+/// with `sleep(until:)`.
 public protocol MonotonicDeadlineClock: Clock where Duration == Swift.Duration {
     /// `instant` as a CLOCK_MONOTONIC reading; nil when it cannot be placed (the loop then
     /// sleeps with `sleep(until:)`).

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Platform
 import Sound
+import Synchronization
 
 /// The clock's speaker: an ALSA playback device fed by a thread of its own, so the render
 /// loop only hands it sounds (`announce`, `report`) and never waits on it. Each sound's
@@ -44,7 +45,7 @@ public final class Speaker: Sendable {
         self.rate = rate
         self.volume = volume
         self.onEvent = onEvent
-        let state = SpeakerState(condition: try MonotonicCondition(owner: "speaker thread"))
+        let state = SpeakerState(wakeup: try MonotonicWakeup(owner: "speaker thread"))
         self.state = state
         thread = try Self.start {
             var feeder = SpeakerThread(device: device, rate: rate, volume: volume, state: state, onEvent: onEvent)
@@ -62,28 +63,43 @@ public final class Speaker: Sendable {
 
     /// The sounds due next, ahead of their instants; replaces the previous announcement.
     public func announce(_ sounds: [ScheduledSound]) {
-        state.condition.locked { state.announced = sounds; state.changed = true }
+        state.hand { $0.announced = sounds }
     }
 
     /// Sounds whose instant has come: played at once unless already placed.
     public func report(_ sounds: [ScheduledSound]) {
         guard !sounds.isEmpty else { return }
-        state.condition.locked { state.reported += sounds; state.changed = true }
+        state.hand { $0.reported += sounds }
     }
 
     /// Stops the stream at once and ends the thread; returns when it has.
     public func stop() {
-        state.condition.locked { state.stopping = true }
+        state.hand { $0.stopping = true }
         thread.join()
     }
 }
 
-/// What the render loop hands the speaker's thread, behind its condition's mutex.
-final class SpeakerState: @unchecked Sendable {
-    let condition: MonotonicCondition
-    var announced: [ScheduledSound] = []
-    var reported: [ScheduledSound] = []
-    var changed = false
-    var stopping = false
-    init(condition: MonotonicCondition) { self.condition = condition }
+/// What the render loop hands the speaker's thread: the inbox, and the wake-up its thread
+/// blocks in.
+final class SpeakerState: Sendable {
+    struct Inbox {
+        var announced: [ScheduledSound] = []
+        var reported: [ScheduledSound] = []
+        var changed = false
+        var stopping = false
+    }
+
+    let inbox = Mutex(Inbox())
+    let wakeup: MonotonicWakeup
+
+    init(wakeup: MonotonicWakeup) { self.wakeup = wakeup }
+
+    /// Changes the inbox with `change`, then wakes the thread to see it.
+    func hand(_ change: (inout Inbox) -> Void) {
+        inbox.withLock { inbox in
+            change(&inbox)
+            inbox.changed = true
+        }
+        wakeup.signal()
+    }
 }

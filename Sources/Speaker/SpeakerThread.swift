@@ -61,14 +61,16 @@ struct SpeakerThread {
 
     /// Moves what the loop handed over into the plan; false once the speaker is stopping.
     private mutating func takeInbox() -> Bool {
-        state.condition.lock()
-        defer { state.condition.unlock() }
-        if state.stopping { return false }
-        if state.changed {
-            plan.announce(state.announced)
-            plan.report(state.reported)
-            state.reported = []
-            state.changed = false
+        let inbox = state.inbox.withLock { inbox -> SpeakerState.Inbox in
+            let taken = inbox
+            inbox.reported = []
+            inbox.changed = false
+            return taken
+        }
+        if inbox.stopping { return false }
+        if inbox.changed {
+            plan.announce(inbox.announced)
+            plan.report(inbox.reported)
         }
         return true
     }
@@ -76,11 +78,8 @@ struct SpeakerThread {
     /// Sleeps until `deadline` (CLOCK_MONOTONIC nanoseconds; nil: until the loop hands over
     /// something), or until the loop does.
     private func idle(until deadline: Int64?) {
-        state.condition.lock()
-        if !state.changed && !state.stopping {
-            _ = state.condition.wait(until: deadline.map { MonotonicCondition.timespec(.nanoseconds($0)) })
-        }
-        state.condition.unlock()
+        let handed = state.inbox.withLock { $0.changed || $0.stopping }
+        if !handed { state.wakeup.wait(until: deadline.map { .nanoseconds($0) }) }
     }
 
     /// The open device, opening it if needed (at most once per retry interval while failing).

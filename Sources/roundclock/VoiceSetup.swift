@@ -11,12 +11,13 @@ enum VoiceSetup {
     /// The thread the speaker's callouts render on, as `top -H` shows it.
     static let threadName = "roundclock-voice"
 
-    /// espeak-ng's voice for the settings; an error names `voice.language` in `file`.
+    /// espeak-ng's voice for the settings; an error names `voice.enabled` in `file` when
+    /// espeak-ng is not installed, else `voice.language`.
     static func voice(_ settings: VoiceSettings, file: String) throws(ConfigError) -> Voice {
         do {
             return try Voice(language: settings.language, variant: settings.voice)
         } catch {
-            throw ConfigError(file: file, location: "voice.language", message: error.description)
+            throw ConfigError(file: file, location: error.libraryMissing ? "voice.enabled" : "voice.language", message: error.description)
         }
     }
 

@@ -71,14 +71,6 @@ import Testing
         #expect(open.stderr.contains("--program must end by itself, stopwatch does not"), "\(open.stderr)")
     }
 
-    /// `roundclock bench ...` gets one line naming the `roundclock-bench` command, exit 64.
-    @Test func roundclockBenchPointsToTheNewCommand() async throws {
-        let run = try await CLIRun.run(["bench", "lateness", "--duration", "3"])
-        #expect(run.status == 64, "\(run.stderr)")
-        #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "roundclock: the benchmarks are a command of their own now: run 'roundclock-bench lateness --duration 3' (docs/benchmarks.md)\n")
-    }
-
     /// The binary that ships to the Pi carries no benchmark code; `roundclock-bench` does.
     @Test func roundclockDoesNotLinkTheBenchmarks() throws {
         // The mangled module name prefix of every RoundClockBench symbol (`$s15RoundClockBench...`).

@@ -13,10 +13,11 @@ import TestSupport
 /// A button line made of a pipe, watched by the event loop like a GPIO event fd. The
 /// test writes `p` (pressed), `r` (released) or `e` (that read fails with EIO), or hangs
 /// up (EPOLLHUP, as a GPIO chip that went away).
+// @unchecked: `level` is touched only on the event loop's thread, and `writeFD` only on the test's.
 final class PipeLine: InputLine, @unchecked Sendable {
-    // @unchecked: `level` is touched only by the event loop's thread.
     let name: String
-    private var fds: [Int32]
+    private let readFD: Int32
+    private var writeFD: Int32
     private let notOpen: Int32?
     private var level = false
 
@@ -26,7 +27,8 @@ final class PipeLine: InputLine, @unchecked Sendable {
         var fds: [Int32] = [-1, -1]
         _ = pipe(&fds)
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        self.fds = fds
+        readFD = fds[0]
+        writeFD = fds[1]
         if broken {
             // Far above the fds in use, so pipe(2) in the reader cannot reuse it.
             let fd = fcntl(fds[0], F_DUPFD_CLOEXEC, 900)
@@ -37,25 +39,25 @@ final class PipeLine: InputLine, @unchecked Sendable {
         }
     }
 
-    deinit { for fd in fds where fd >= 0 { close(fd) } }
+    deinit { for fd in [readFD, writeFD] where fd >= 0 { close(fd) } }
 
     /// Closes the writing end: the reading end reports EPOLLHUP from now on.
     func hangUp() {
-        close(fds[1])
-        fds[1] = -1
+        close(writeFD)
+        writeFD = -1
     }
 
     var description: String { name }
-    var eventFD: Int32 { notOpen ?? fds[0] }
+    var eventFD: Int32 { notOpen ?? readFD }
 
     func send(_ code: Character) {
         var byte = code.asciiValue!
-        _ = write(fds[1], &byte, 1)
+        _ = write(writeFD, &byte, 1)
     }
 
     func readEvent() throws(SystemError) -> (active: Bool, timestampNanoseconds: UInt64) {
         var byte: UInt8 = 0
-        guard read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "e") else {
+        guard read(readFD, &byte, 1) == 1, byte != UInt8(ascii: "e") else {
             throw SystemError(device: name, operation: "read edge event", errno: EIO)
         }
         level = byte == UInt8(ascii: "p")

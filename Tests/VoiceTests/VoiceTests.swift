@@ -1,6 +1,6 @@
 import Sound
 import Testing
-import Voice
+@testable import Voice
 
 @Suite struct VoiceTests {
     @Test func roundThreeInEnglishIsAPlausibleSpokenPhrase() throws {
@@ -39,5 +39,36 @@ import Voice
             #expect(error.description == "espeak-ng has no voice for language \"qq\" (espeak-ng --voices lists them)")
             #expect(!error.description.contains("\n"))
         }
+    }
+
+    /// The error of loading `soname` as espeak-ng's library, nil when it loads.
+    static func loadError(_ soname: String) -> VoiceError? {
+        do {
+            _ = try SpeechLibrary.open(soname, language: "en")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Without espeak-ng's library (a name no system has), the line names the package to install.
+    @Test func aMissingLibraryIsAOneLineErrorNamingThePackage() throws {
+        let error = try #require(Self.loadError("libespeak-ng-absent.so.1"))
+        #expect(error.libraryMissing)
+        #expect(error.description == "[voice] needs libespeak-ng1 (apt install libespeak-ng1): "
+                + "libespeak-ng-absent.so.1: cannot open shared object file: No such file or directory")
+    }
+
+    /// A library that loads but lacks espeak-ng's functions (libc has none of them) is refused too.
+    @Test func aLibraryWithoutEspeakFunctionsIsRefused() throws {
+        let error = try #require(Self.loadError("libc.so.6"))
+        #expect(error.libraryMissing)
+        #expect(error.description.hasPrefix("[voice] needs libespeak-ng1 (apt install libespeak-ng1): "), "\(error)")
+        #expect(error.description.contains("espeak_Initialize"), "\(error)")
+    }
+
+    /// The library the clock loads is there and has espeak-ng's functions.
+    @Test func libespeakNgLoads() {
+        #expect(Self.loadError(Voice.library) == nil)
     }
 }
