@@ -114,6 +114,7 @@ public struct RenderLoop<Waiter: LoopWaiter>: Sendable {
     }
 
     /// One turn: plan, commit, report, wait. False when the loop ends.
+    @inline(__always)
     private func turn(_ planner: inout TurnPlanner<Instant>) async -> Bool {
         let now = clock.now
         // The wall time of this turn, read once, next to `now`: everything the turn derives
@@ -144,6 +145,7 @@ public struct RenderLoop<Waiter: LoopWaiter>: Sendable {
     }
 
     /// One display attempt, its outcome told to the planner; when it was reported.
+    @inline(__always)
     private func attempt(_ frame: PlannedFrame, at now: Instant, planner: inout TurnPlanner<Instant>) async -> Duration {
         let (update, at) = await commit(frame.face, status: frame.status)
         planner.attempted(frame.face, retryAfter: update.retryAfter, at: now)
