@@ -113,7 +113,9 @@ public struct RenderLoop<Waiter: LoopWaiter>: Sendable {
         }
     }
 
-    /// One turn: plan, commit, report, wait. False when the loop ends.
+    /// One turn: plan, commit, report, wait. False when the loop ends. Inlined into the
+    /// loop, as is `attempt`: a call of its own each turn would set up an async frame and
+    /// copy the turn's plan.
     @inline(__always)
     private func turn(_ planner: inout TurnPlanner<Instant>) async -> Bool {
         let now = clock.now
