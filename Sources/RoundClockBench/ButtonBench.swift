@@ -94,15 +94,15 @@ extension ButtonBench {
     /// The real render loop on an emulated board, a one-hour countdown started at its t = 0,
     /// reporting to `observer` (the `buttons` and `control` benchmarks).
     static func countdownLoop(clock: MonotonicClock, inbox: ButtonInbox<MonotonicClock.Instant>, observer: any DisplayObserver...,
-                              eventLoop: EventLoop? = nil) async throws
-        -> (RenderLoop<MonotonicClock>, Controller<MonotonicClock.Instant>) {
+                              eventLoop: EventLoop) async throws
+        -> (RenderLoop<EventLoopWaiter<MonotonicClock>>, Controller<MonotonicClock.Instant>) {
         let board = try await BenchBoard.make()
         let anchor = clock.now
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(3600)))
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: Observers(members: observer),
-                              wallTime: { _ in wall }, stop: .never, eventLoop: eventLoop)
+        let loop = RenderLoop(waiter: EventLoopWaiter(clock: clock, loop: eventLoop), start: anchor, inbox: inbox, display: EmulatedBenchBoard(board: board), observer: Observers(members: observer),
+                              wallTime: { _ in wall }, stop: .never)
         return (loop, controller)
     }
 }

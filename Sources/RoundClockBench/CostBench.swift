@@ -52,7 +52,9 @@ public struct CostBench: Sendable {
         _ = await board.show(controller.face(at: anchor, wallTime: SystemWallClock.now()))
         let startup = await BenchBoard.traffic(board)
         let cpuBefore = SystemInfo.cpuTime()
-        let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: board), observer: Observers(log),
+        let eventLoop = try EventLoop(name: LoopThread.name)
+        defer { eventLoop.finish() }
+        let loop = RenderLoop(waiter: EventLoopWaiter(clock: clock, loop: eventLoop), start: anchor, display: EmulatedBenchBoard(board: board), observer: Observers(log),
                               wallTime: { _ in SystemWallClock.now() }, stop: .at(anchor.advanced(by: duration)))
         await loop.run(controller)
         let cpu = SystemInfo.cpuTime() - cpuBefore

@@ -3,10 +3,10 @@ import RoundClockService
 import Synchronization
 
 /// Wraps a clock and counts every `sleep` that returned (or, on the render loop's own
-/// thread, every timed wait that did: `loopWoke`) (each is one wake-up of the
+/// loop, every timed wait that did: `loopWoke`) (each is one wake-up of the
 /// sleeping loop), and how far past its deadline each returned (timer wake-up latency,
-/// without the work that follows). The render loop is generic over its clock, so wrapping
-/// `MonotonicClock` observes its wake-ups without touching its code.
+/// without the work that follows). The render loop is generic over its waiter and clock, so
+/// wrapping `MonotonicClock` observes its wake-ups without touching its code.
 public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Sendable, Base.Duration == Duration, Base.Instant: Sendable {
     public typealias Instant = Base.Instant
     public let base: Base
@@ -34,9 +34,9 @@ public final class CountingClock<Base: Clock>: Clock, Sendable where Base: Senda
     public var overshoot: [Duration] { state.withLock { $0.overshoot } }
 }
 
-/// Wrapping `MonotonicClock` keeps the render loop on its own thread (`LoopThread`).
+/// Wrapping `MonotonicClock`, the render loop still waits on an event loop (`EventLoopWaiter`).
 extension CountingClock: MonotonicDeadlineClock where Base: MonotonicDeadlineClock {
-    public func monotonicReading(of instant: Instant) -> Duration? { base.monotonicReading(of: instant) }
+    public func monotonicReading(of instant: Instant) -> Duration { base.monotonicReading(of: instant) }
     public func loopWoke(waitingFor deadline: Instant?) {
         if let deadline { woke(after: deadline) }
     }

@@ -17,7 +17,7 @@ public struct VirtualDrift: Sendable {
         var controller = Controller<VirtualClock.Instant>(program: program)
         _ = controller.perform(.start, at: start)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: start, display: EmulatedBenchBoard(board: board), observer: Observers(log),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: EmulatedBenchBoard(board: board), observer: Observers(log),
                               wallTime: { wall.advanced(by: $0.offset) }, stop: .afterFinish(.seconds(1)), endWhenIdle: true)
         let real = ContinuousClock()
         let began = real.now

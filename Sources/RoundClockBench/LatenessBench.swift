@@ -65,7 +65,10 @@ public struct LatenessBench: Sendable {
         var controller = Controller<MonotonicClock.Instant>(program: program)
         _ = controller.perform(.start, at: anchor)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: anchor, display: EmulatedBenchBoard(board: ours), observer: Observers(oursLog), wallTime: { _ in wall }, stop: .at(end))
+        // The render loop on an event loop of its own, as `run` runs it.
+        let eventLoop = try EventLoop(name: LoopThread.name)
+        defer { eventLoop.finish() }
+        let loop = RenderLoop(waiter: EventLoopWaiter(clock: clock, loop: eventLoop), start: anchor, display: EmulatedBenchBoard(board: ours), observer: Observers(oursLog), wallTime: { _ in wall }, stop: .at(end))
         let refresh = RefreshLoop(clock: plain, anchor: anchor, program: program, display: EmulatedBenchBoard(board: boardA))
         let ticker = TickCounter(clock: plain, anchor: anchor, timeline: timeline, display: EmulatedBenchBoard(board: boardB), stall: (stallTick, stall))
 
@@ -75,12 +78,10 @@ public struct LatenessBench: Sendable {
         async let again: String? = fifo ? Self.reapplyFIFO(excluding: generator?.threadIDs ?? []) : nil
         // While counting: from 1 s after the anchor to 0.5 s before the end.
         let window = (from: anchor.advanced(by: .seconds(1)), to: end.advanced(by: .milliseconds(-500)))
-        let switchWindow = plain.monotonicReading(of: window.from).flatMap { from in
-            plain.monotonicReading(of: window.to).map { ContextSwitchWindow(from: from, to: $0) }
-        }
+        let switchWindow = ContextSwitchWindow(from: plain.monotonicReading(of: window.from), to: plain.monotonicReading(of: window.to))
         await loop.run(controller)
         let (wakesA, resultB, fifoLater) = await (a, b, again)
-        if let (first, last) = switchWindow?.finish() {
+        if let (first, last) = switchWindow.finish() {
             report.switches = ContextSwitchRates(from: first, to: last, seconds: micros(window.from.duration(to: window.to)) / 1e6,
                                                  load: generator?.threadIDs ?? [], loopThreadName: LoopThread.name)
         }

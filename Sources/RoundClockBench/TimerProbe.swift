@@ -14,7 +14,7 @@ import Synchronization
 /// - `ContinuousClock.sleep(until:tolerance: .zero)` awaited directly in a task (Swift's
 ///   Dispatch-based executor: a one-shot timer source, then a pool thread runs the task);
 /// - the same with `tolerance: nil` (`dispatch_after`, the default `Task.sleep` path);
-/// - `.zero` in a child `Task` whose value is awaited, as `ButtonInbox.wait` does to make
+/// - `.zero` in a child `Task` whose value is awaited, as `ClockSleepWaiter` does to make
 ///   the sleep cancellable by a button post (one more enqueue and possibly a thread wake).
 /// Last, the commit itself: `BoardDisplay.show` of successive countdown faces on three
 /// emulated panels (encode, driver diff, emulated I2C, read-back decode), no sleeping.

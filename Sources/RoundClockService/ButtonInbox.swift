@@ -12,13 +12,13 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
     private enum Sleeper {
         /// A sleep on the Swift clock, in a task of its own.
         case task(Task<Void, Never>)
-        /// A wait on the event loop (a timer at the deadline, if any).
-        case loop(OnceWaiter)
+        /// A wait that resuming ends (with a timer on the event loop at the deadline, if any).
+        case waiter(OnceWaiter)
 
         func wake() {
             switch self {
             case .task(let task): task.cancel()
-            case .loop(let waiter): waiter.resume()
+            case .waiter(let waiter): waiter.resume()
             }
         }
     }
@@ -54,17 +54,12 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
         }
     }
 
-    /// Sleeps on `clock` until `deadline` (or, with none, until an event arrives);
-    /// returns early as soon as an event is posted.
+    /// Whether no input is waiting.
+    var isEmpty: Bool { state.withLock { $0.events.isEmpty } }
+
+    /// Sleeps on `clock` until `deadline` (or, with none, until an event arrives), in a
+    /// task of its own; returns early as soon as an event is posted.
     func wait<C: Clock>(until deadline: C.Instant?, on clock: C) async where C.Instant == Instant {
-        // A `VirtualClock` sleep jumps to the deadline at once: there is nothing for `post` to
-        // cut short, so no sleeper task (its creation, scheduling and completion would be most
-        // of a virtual turn's cost). An event already waiting ends the wait before the sleep.
-        if let deadline, let virtual = clock as? VirtualClock, let instant = deadline as? VirtualClock.Instant {
-            guard state.withLock({ $0.events.isEmpty }) else { return }
-            _ = try? await virtual.sleep(until: instant, tolerance: .zero)
-            return
-        }
         let sleeper = Task<Void, Never> {
             if let deadline {
                 _ = try? await clock.sleep(until: deadline, tolerance: .zero)
@@ -86,21 +81,18 @@ public final class ButtonInbox<Instant: InstantProtocol & Sendable>: Sendable wh
         state.withLock { $0.sleeper = nil }
     }
 
-    /// Waits on `loop` until `deadline` (a CLOCK_MONOTONIC reading: a timer on the loop;
-    /// nil: until an event arrives); returns early as soon as an event is posted or the task
-    /// is cancelled. Called from a task that prefers `loop` as its executor, so whichever
-    /// ends the wait resumes the task on the loop's thread.
-    func wait(untilMonotonic deadline: Duration?, on loop: EventLoop) async {
+    /// Waits until the waiter is resumed: by a posted event, by cancellation, or by what
+    /// `arm` sets up on it (a timer at the deadline, which it cancels on resumption). Called
+    /// from a task that prefers an event loop as its executor, whichever ends the wait
+    /// resumes the task on that loop's thread.
+    func wait(arming arm: (OnceWaiter) -> Void) async {
         let waiter = OnceWaiter()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 waiter.set(continuation)
-                if let deadline {
-                    let timer = loop.schedule(atMonotonic: deadline) { waiter.resume() }
-                    waiter.onResume { loop.cancel(timer) }
-                }
+                arm(waiter)
                 let pending = state.withLock { s -> Bool in
-                    if s.events.isEmpty { s.sleeper = .loop(waiter); return false }
+                    if s.events.isEmpty { s.sleeper = .waiter(waiter); return false }
                     return true
                 }
                 if pending { waiter.resume() }

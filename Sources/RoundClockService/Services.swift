@@ -6,13 +6,14 @@ import ServiceLifecycle
 /// (SIGTERM/SIGINT/SIGHUP caught by `ShutdownSignals` from the process entry), then hands the final controller to
 /// `finished` (save the state, leave the panels showing the configured picture, silence
 /// the buzzer).
-public struct RenderService<C: Clock & Sendable>: Service where C.Duration == Duration, C.Instant: Sendable {
-    public let loop: RenderLoop<C>
-    public let controller: Controller<C.Instant>
-    public let finished: @Sendable (Controller<C.Instant>) async -> Void
+public struct RenderService<Waiter: LoopWaiter>: Service {
+    public typealias Instant = Waiter.WaitClock.Instant
+    public let loop: RenderLoop<Waiter>
+    public let controller: Controller<Instant>
+    public let finished: @Sendable (Controller<Instant>) async -> Void
 
-    public init(loop: RenderLoop<C>, controller: Controller<C.Instant>,
-                finished: @escaping @Sendable (Controller<C.Instant>) async -> Void) {
+    public init(loop: RenderLoop<Waiter>, controller: Controller<Instant>,
+                finished: @escaping @Sendable (Controller<Instant>) async -> Void) {
         self.loop = loop
         self.controller = controller
         self.finished = finished

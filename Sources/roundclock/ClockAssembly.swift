@@ -14,8 +14,12 @@ import RoundClockService
 /// one clock. Built here once for every way the clock runs — `simulate`, `run` on a board,
 /// `run --simulate` in real or virtual time: each hands in only what differs, then runs
 /// the result its own way (`simulate` to the loop's end, `run` as a service).
-struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instant: Sendable {
-    var clock: C
+struct ClockAssembly<Waiter: LoopWaiter> {
+    typealias C = Waiter.WaitClock
+    /// How the loop waits, on the run's clock: the event loop for real time, or virtual
+    /// time; chosen by the caller, which started the event loop.
+    var waiter: Waiter
+    var clock: C { waiter.clock }
     /// t = 0 of the frames file, of `--until` and of the scripted presses, read by the
     /// caller (by `run` before any device is opened).
     var start: C.Instant
@@ -44,8 +48,6 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
     var persistence: Persistence? = nil
     /// The process's worker thread for disk writes (`run`); nil: written on the loop's thread.
     var worker: BlockingWorker? = nil
-    /// The event loop the render loop runs on (`run`'s); nil: one of its own.
-    var eventLoop: EventLoop? = nil
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
     /// signals due then are reported with the loop's first turn, as for a START press at t = 0.
     var autostart = false
@@ -68,7 +70,7 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         let controller: Controller<C.Instant>
         /// What `autostart` produced, for the loop's first turn.
         let pending: [Occurrence<C.Instant>]
-        let loop: RenderLoop<C>
+        let loop: RenderLoop<Waiter>
         /// Keeps the session (`nil`: not kept), also at shutdown (`finish`).
         let persistence: StatePersistence?
     }
@@ -93,11 +95,11 @@ struct ClockAssembly<C: Clock & Sendable> where C.Duration == Duration, C.Instan
         // At a change the loop takes only the snapshot; the file is written on a worker thread.
         var events = self.events
         if let kept { events.append(kept.observer(on: clock)) }
-        let loop = RenderLoop<C>(
-            clock: clock, start: start, inbox: inbox, display: Board(board: display),
+        let loop = RenderLoop(
+            waiter: waiter, start: start, inbox: inbox, display: Board(board: display),
             observer: Observers(members: observers, events: events),
             wallTime: wallTime, stop: stop, endWhenIdle: virtual,
-            script: presses.flatMap { $0.edges(from: start) }, eventLoop: eventLoop)
+            script: presses.flatMap { $0.edges(from: start) })
         return Assembled(display: display, controller: controller, pending: pending, loop: loop, persistence: kept)
     }
 

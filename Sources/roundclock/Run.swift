@@ -83,9 +83,9 @@ struct Run: AsyncParsableCommand {
         }
         if simulate {
             if virtual {
-                try await serveSimulated(setup, clock: VirtualClock(), loop: loop, logger: logger)
+                try await serveSimulated(setup, waiter: VirtualTimeWaiter(clock: VirtualClock()), loop: loop, logger: logger)
             } else {
-                try await serveSimulated(setup, clock: MonotonicClock(sleepingOn: loop), loop: loop, logger: logger)
+                try await serveSimulated(setup, waiter: EventLoopWaiter(clock: MonotonicClock(sleepingOn: loop), loop: loop), loop: loop, logger: logger)
             }
             return
         }
@@ -101,15 +101,14 @@ struct Run: AsyncParsableCommand {
             printError("\(error)")
             throw ExitCode(ExitStatus.unavailable)
         }
-        try await serve(setup, clock: clock, start: start, board: HardwareBoard.self, devices: devices, readBack: session.frames != nil,
+        try await serve(setup, waiter: EventLoopWaiter(clock: clock, loop: loop), start: start, board: HardwareBoard.self, devices: devices, readBack: session.frames != nil,
                         hardware: hardware, inbox: inbox, loop: loop, logger: logger)
     }
 
     /// The board's panels as emulated chips below the real driver, buttons from `--events`,
-    /// on `clock` (real or virtual time); everything else is `serve`, as on hardware.
-    private func serveSimulated<C: Clock & Sendable>(_ setup: Setup, clock: C, loop: EventLoop, logger: Logger) async throws
-    where C.Duration == Duration, C.Instant: Sendable {
-        try await serve(setup, clock: clock, start: clock.now, board: EmulatedBoard.self, devices: setup.board.emulatedChips(), readBack: true,
+    /// waited for by `waiter` (real or virtual time); everything else is `serve`, as on hardware.
+    private func serveSimulated<Waiter: LoopWaiter>(_ setup: Setup, waiter: Waiter, loop: EventLoop, logger: Logger) async throws {
+        try await serve(setup, waiter: waiter, start: waiter.clock.now, board: EmulatedBoard.self, devices: setup.board.emulatedChips(), readBack: true,
                         hardware: nil, inbox: ButtonInbox(), loop: loop, logger: logger)
     }
 
@@ -117,10 +116,12 @@ struct Run: AsyncParsableCommand {
     /// controller, observers, render loop) and run with the buttons, the buzzer, the
     /// watchdog and the shutdown picture in one service group, on hardware, in simulation
     /// and in virtual time alike.
-    private func serve<C: Clock & Sendable, Board: ConcreteBoard>(
-        _ setup: Setup, clock: C, start: C.Instant, board: Board.Type, devices: sending [Board.Device], readBack: Bool,
-        hardware: Hardware?, inbox: ButtonInbox<C.Instant>, loop: EventLoop, logger: Logger
-    ) async throws where C.Duration == Duration, C.Instant: Sendable {
+    private func serve<Waiter: LoopWaiter, Board: ConcreteBoard>(
+        _ setup: Setup, waiter: Waiter, start: Waiter.WaitClock.Instant, board: Board.Type, devices: sending [Board.Device], readBack: Bool,
+        hardware: Hardware?, inbox: ButtonInbox<Waiter.WaitClock.Instant>, loop: EventLoop, logger: Logger
+    ) async throws {
+        typealias C = Waiter.WaitClock
+        let clock = waiter.clock
         let notifier = SystemdNotifier.fromEnvironment()
         let recorder = setup.recorder
         // The one worker thread for disk writes (the state file, the frames file) and the
@@ -166,18 +167,18 @@ struct Run: AsyncParsableCommand {
         }
         if let controlState { events.append(SessionSharing(state: controlState, clocks: clocks)) }
         let assembly = ClockAssembly(
-            clock: clock, start: start, virtual: virtual, startWall: setup.startWall,
+            waiter: waiter, start: start, virtual: virtual, startWall: setup.startWall,
             config: setup.config, board: setup.board, program: setup.program, inbox: inbox, presses: setup.presses,
             stop: setup.until.map { .at(start.advanced(by: $0)) } ?? .never, observers: members, events: events,
             persistence: setup.stateDirectory.map {
                 .init(directory: $0, programGiven: setup.programGiven, logger: logger, report: { controlState?.persistence($0) })
             },
-            worker: worker, eventLoop: loop,
+            worker: worker,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (renderLoop, persistence) = (assembled.loop, assembled.persistence)
         let onShutdown = setup.config.onShutdown
-        let render = RenderService<C>(loop: renderLoop, controller: assembled.controller) { final in
+        let render = RenderService(loop: renderLoop, controller: assembled.controller) { final in
             try? notifier.stopping(status: "stopping")
             let now = clock.now
             await persistence?.finish(final.session, at: now)

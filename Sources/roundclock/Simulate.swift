@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Platform
 import RoundClockConfig
 import RoundClockCore
@@ -91,11 +92,22 @@ struct Simulate: AsyncParsableCommand {
 
     func run() async throws {
         let plan = try parsed()
+        // Real time: the render loop on an event loop of its own, as `run`'s.
+        var loop: EventLoop?
+        if !plan.virtual {
+            do { loop = try EventLoop(name: LoopThread.name) } catch {
+                printError("\(error)")
+                throw ExitCode(ExitStatus.software)
+            }
+        }
+        defer { loop?.finish() }
         let summary: SimulationSummary
         do {
-            summary = plan.virtual
-                ? try await plan.run(clock: VirtualClock(), decimals: 3)
-                : try await plan.run(clock: MonotonicClock(), decimals: 6)
+            if let loop {
+                summary = try await plan.run(waiter: EventLoopWaiter(clock: MonotonicClock(), loop: loop), decimals: 6)
+            } else {
+                summary = try await plan.run(waiter: VirtualTimeWaiter(clock: VirtualClock()), decimals: 3)
+            }
         } catch let error as SystemError {
             printError(error.description)
             throw ExitCode(error.exitCode) // 73 EX_CANTCREAT, 74 EX_IOERR

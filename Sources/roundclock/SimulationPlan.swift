@@ -25,8 +25,9 @@ struct SimulationPlan {
     var drawOnTerminal: Bool
     var cadence: Cadence = .seconds
 
-    func run<C: Clock & Sendable>(clock: C, decimals: Int) async throws -> SimulationSummary
-    where C.Duration == Duration, C.Instant: Sendable {
+    func run<Waiter: LoopWaiter>(waiter: Waiter, decimals: Int) async throws -> SimulationSummary {
+        typealias C = Waiter.WaitClock
+        let clock = waiter.clock
         let recorder = try framesPath.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: decimals) }
         let counter = FrameCounter()
         let terminal = TerminalPanel(drawing: drawOnTerminal, animateBlink: !virtual)
@@ -58,7 +59,7 @@ struct SimulationPlan {
             events.append(SpeakerSetup.observer(for: speaker, sounds: sounds, callouts: spoken?.callouts, clock: clock, start: start))
         }
         let assembly = ClockAssembly(
-            clock: clock, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
+            waiter: waiter, start: start, virtual: virtual, startWall: startWall, config: config, board: board, program: program,
             presses: presses, stop: stop(from: start), observers: members, events: events, autostart: autostart,
             reportStartupEvent: { printError("\($0)") })
         // The emulated chips sit below the real driver: the simulator runs the real encoding path.

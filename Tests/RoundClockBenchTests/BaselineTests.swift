@@ -65,7 +65,7 @@ import Testing
         let start = clock.now
         _ = controller.perform(.start, at: start)
         let wall = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: start, display: try await BenchBoard.make(), observer: Observers(log),
+        let loop = RenderLoop(waiter: ClockSleepWaiter(clock: clock), start: start, display: try await BenchBoard.make(), observer: Observers(log),
                               wallTime: { _ in wall }, stop: .at(start.advanced(by: .seconds(5))))
         await loop.run(controller)
         let timeline = Timeline(program: program, horizon: .seconds(5))

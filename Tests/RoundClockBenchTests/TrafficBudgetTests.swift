@@ -34,7 +34,7 @@ import Testing
         let clock = VirtualClock()
         let display = CheckTimes(board: board, clock: clock)
         let counter = FrameCounter()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: display, observer: Observers(counter),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: clock.now, display: display, observer: Observers(counter),
                               wallTime: { _ in WallTime(hour: 12, minute: 0) }, stop: .afterFinish(.seconds(1)), endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.boxing)
         _ = controller.perform(.start, at: clock.now)

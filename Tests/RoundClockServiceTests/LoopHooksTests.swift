@@ -22,7 +22,7 @@ import Testing
             saver.save(session, at: now)
             saves.logger().info("\(session.state(at: now)) \(now.offset)")
         }
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: emulatedBoard(),
                               observer: Observers(members: [Recorder()], events: [beat, save]),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(75))),
                               endWhenIdle: true, script: script)
@@ -41,7 +41,7 @@ import Testing
         var controller = Controller<VirtualClock.Instant>(program: session.program)
         controller.restore(session, at: clock2.now)
         let recorder = Recorder()
-        let loop2 = RenderLoop(clock: clock2, start: clock2.now, display: emulatedBoard(), observer: Observers(recorder),
+        let loop2 = RenderLoop(waiter: VirtualTimeWaiter(clock: clock2), start: clock2.now, display: emulatedBoard(), observer: Observers(recorder),
                                wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(clock2.now.advanced(by: .seconds(1))), endWhenIdle: true)
         await loop2.run(controller)
         #expect(recorder.frames.first?.panels.map(\.text) == [" 2:17", " 1.12", "WORK"])

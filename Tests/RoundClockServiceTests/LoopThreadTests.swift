@@ -11,9 +11,14 @@ import Testing
 import TestSupport
 @testable import RoundClockService
 
-/// The render loop on the real clock runs on its own thread (`LoopThread`) and sleeps there
-/// in one timed wait on the absolute deadline.
+/// The render loop on the real clock, waiting on an event loop (`EventLoopWaiter`), runs on
+/// that loop's thread and sleeps there in one timed wait on the absolute deadline.
 @Suite struct LoopThreadTests {
+    /// The real clock's waiter on an event loop named as `run`'s; the caller finishes the loop.
+    func eventLoopWaiter<C: MonotonicDeadlineClock & Sendable>(_ clock: C) throws -> EventLoopWaiter<C> {
+        EventLoopWaiter(clock: clock, loop: try EventLoop(name: LoopThread.name))
+    }
+
     /// The simulator board without power-loss checks: the loop wakes only for changes.
     func quietBoard() -> BoardDisplay<EmulatedHT16K33> {
         BoardDisplay(specs: simulatorPanels, devices: simulatorPanels.map { EmulatedHT16K33(address: $0.address) }, powerChecks: nil)
@@ -22,10 +27,12 @@ import TestSupport
     @Test func aPostedButtonCutsAFarSleepShort() async throws {
         let recorder = ThreadRecorder()
         let clock = MonotonicClock()
+        let waiter = try eventLoopWaiter(clock)
+        defer { waiter.loop.finish() }
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let start = clock.now
         // Ready, no power checks: the only deadline is the stop instant, an hour away.
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: waiter, start: start, inbox: inbox, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(3600))))
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         defer { task.cancel() }
@@ -38,8 +45,10 @@ import TestSupport
 
     @Test func cancellationEndsTheLoopOnItsThread() async throws {
         let clock = MonotonicClock()
+        let waiter = try eventLoopWaiter(clock)
+        defer { waiter.loop.finish() }
         let recorder = ThreadRecorder()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: quietBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: waiter, start: clock.now, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let ended = Mutex(false)
         // Ready with nothing scheduled and no way to stop: only cancellation ends it.
@@ -59,8 +68,10 @@ import TestSupport
         let devices = simulatorPanels.map { ThreadNotingDevice(address: $0.address, writes: writes) }
         let display = BoardDisplay(specs: simulatorPanels, devices: devices, readBack: false, powerChecks: nil)
         let clock = MonotonicClock()
+        let waiter = try eventLoopWaiter(clock)
+        defer { waiter.loop.finish() }
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(ThreadRecorder()),
+        let loop = RenderLoop(waiter: waiter, start: start, display: display, observer: Observers(ThreadRecorder()),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(1))))
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
@@ -72,9 +83,11 @@ import TestSupport
 
     @Test func aLateWakeUpDoesNotShiftLaterDeadlines() async throws {
         let clock = HeldBackClock(hold: .milliseconds(1300))
+        let waiter = try eventLoopWaiter(clock)
+        defer { waiter.loop.finish() }
         let recorder = ThreadRecorder()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: quietBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: waiter, start: start, display: quietBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(5))))
         var controller = Controller<MonotonicClock.Instant>(program: try Presets.countdown(.seconds(60)))
         _ = controller.perform(.start, at: start)
@@ -147,7 +160,7 @@ final class HeldBackClock: MonotonicDeadlineClock {
         try await base.sleep(until: deadline, tolerance: tolerance)
     }
 
-    func monotonicReading(of instant: Instant) -> Duration? { base.monotonicReading(of: instant) }
+    func monotonicReading(of instant: Instant) -> Duration { base.monotonicReading(of: instant) }
 
     func loopWoke(waitingFor deadline: Instant?) {
         let holdNow = state.withLock { s -> Bool in

@@ -62,7 +62,7 @@ import Testing
             captured.append(state)
         }
         let recorder = Recorder()
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: display, observer: Observers(recorder),
                               wallTime: { WallTime(hour: 9, minute: 41).advanced(by: start.duration(to: $0)) },
                               stop: .at(start.advanced(by: observe + .milliseconds(1))),
                               script: script.flatMap { $0.edges(from: start) })

@@ -20,7 +20,7 @@ import Testing
         let recorder = Recorder()
         let ready = ReadyNotifier(notifier: SystemdNotifier(socket: server.name), logger: log.logger())
         let clock = VirtualClock()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: display, observer: Observers(members: [ready, recorder]),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: clock.now, display: display, observer: Observers(members: [ready, recorder]),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(clock.now.advanced(by: .seconds(2))),
                               endWhenIdle: true)
         await loop.run(Controller(program: Presets.boxing))

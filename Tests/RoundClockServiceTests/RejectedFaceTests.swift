@@ -58,7 +58,7 @@ import Testing
         let observer = Attempts()
         let clock = VirtualClock()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(observer),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: display, observer: Observers(observer),
                               wallTime: { _ in WallTime(hour: 12, minute: 0) }, stop: .at(start.advanced(by: .seconds(30))),
                               endWhenIdle: true, script: try ScriptedPress.parseList("15.5:stop").flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)

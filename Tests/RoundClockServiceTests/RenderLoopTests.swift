@@ -42,11 +42,11 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
     let epoch = WallTime(hour: 12, minute: 0)
 
     func virtualLoop(_ program: Program, script: [ScriptedPress] = [], stop: StopCondition<VirtualClock.Instant> = .afterFinish(.seconds(1)),
-                     display: any FaceDisplay = emulatedBoard(), recorder: Recorder) -> (RenderLoop<VirtualClock>, Controller<VirtualClock.Instant>) {
+                     display: any FaceDisplay = emulatedBoard(), recorder: Recorder) -> (RenderLoop<VirtualTimeWaiter>, Controller<VirtualClock.Instant>) {
         let clock = VirtualClock()
         let start = clock.now
         let epoch = self.epoch
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: display, observer: Observers(recorder),
                               wallTime: { epoch.advanced(by: start.duration(to: $0)) }, stop: stop, endWhenIdle: true,
                               script: script.flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: program)
@@ -106,7 +106,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         _ = await display.start()
         let clock = VirtualClock()
         let start = clock.now
-        let loop = RenderLoop(clock: clock, start: start, display: display, observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: display, observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(12))),
                               endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
@@ -152,7 +152,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let recorder = Recorder()
         let clock = ContinuousClock()
         let inbox = ButtonInbox<ContinuousClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: ClockSleepWaiter(clock: clock), start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         let task = Task { await loop.run(Controller(program: Presets.boxing)) }
         // Ready: nothing scheduled, the loop sleeps until input arrives.
@@ -182,7 +182,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
         let recorder = Recorder()
         let clock = VirtualClock()
         let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: clock.now, inbox: inbox, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
         inbox.post(.start, at: clock.now)
         // The loop starts only once its task is cancelled: it never turns.
@@ -221,7 +221,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
             let base = WallTime(hour: 12, minute: 0).advanced(by: elapsed)
             return elapsed >= .seconds(5) ? base.advanced(by: .seconds(3600)) : base
         }
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: wallTime, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
         await loop.run(Controller(program: .wallClock))
         let atStep = recorder.frames.filter { $0.t == .seconds(5) }
@@ -236,7 +236,7 @@ func emulatedBoard(failFirst: Int = 0) -> BoardDisplay<EmulatedHT16K33> {
     @Test func anUnchangedWorldCommitsEachFrameOnce() async {
         let recorder = Recorder()
         let clock = VirtualClock()
-        let loop = RenderLoop(clock: clock, start: clock.now, display: emulatedBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: clock.now, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(hour: 9, minute: 30) }, stop: .afterFinish(.zero), endWhenIdle: true)
         var controller = Controller<VirtualClock.Instant>(program: Presets.tabata)
         _ = controller.perform(.start, at: clock.now)

@@ -13,7 +13,7 @@ import Testing
                 try Program(name: "p\(i)", label: "CUST", phases: Presets.boxing.phases, warning: Presets.boxing.warning)
             }
             let clock = VirtualClock()
-            let loop = RenderLoop(clock: clock, start: clock.now, display: emulatedBoard(), observer: Observers(Recorder()),
+            let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: clock.now, display: emulatedBoard(), observer: Observers(Recorder()),
                                   wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .never)
             let controller = Controller<VirtualClock.Instant>(program: Presets.boxing, catalog: Presets.cycle + custom)
             // What ServiceGroupConfiguration.ServiceConfiguration(service:) computes as the service's name.

@@ -17,7 +17,7 @@ import Testing
         let recorder = Recorder()
         let clocks = SessionClocks<VirtualClock.Instant>.advancing(with: clock, from: start, realtimeAtStart: .seconds(1_000))
         let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: emulatedBoard(),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, inbox: inbox, display: emulatedBoard(),
                               observer: Observers(members: [recorder, control], events: [SessionSharing(state: control, clocks: clocks)]),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
         let countdown = try ProgramSpec.parse("countdown:1:00")

@@ -30,7 +30,7 @@ import Testing
             announce: { sounds in calls.all.withLock { $0.append(.init(at: clock.now.offset, sounds: sounds, announced: true)) } },
             report: { sounds in calls.all.withLock { $0.append(.init(at: clock.now.offset, sounds: sounds, announced: false)) } })
         let recorder = Recorder()
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(members: [recorder], events: [speaker]),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: emulatedBoard(), observer: Observers(members: [recorder], events: [speaker]),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: end)), endWhenIdle: true,
                               script: try ScriptedPress.parseList(script).flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: Presets.boxing)

@@ -21,7 +21,7 @@ import Testing
         let shown = Shown()
         let observer = StackLightObserver { light in shown.record(light, at: start.duration(to: clock.now)) }
         let epoch = WallTime(hour: 12, minute: 0)
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(observer),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: emulatedBoard(), observer: Observers(observer),
                               wallTime: { epoch.advanced(by: start.duration(to: $0)) }, stop: .afterFinish(.seconds(1)),
                               endWhenIdle: true, script: script.flatMap { $0.edges(from: start) })
         var controller = Controller<VirtualClock.Instant>(program: program, cadence: cadence)

@@ -60,10 +60,12 @@ import TestSupport
         let persistence = StatePersistence(saver: saver, worker: try BlockingWorker())
         persistence.start()
         let clock = MonotonicClock()
+        let eventLoop = try EventLoop(name: LoopThread.name)
+        defer { eventLoop.finish() }
         let inbox = ButtonInbox<MonotonicClock.Instant>()
         let start = clock.now
         let recorder = Recorder()
-        let loop = RenderLoop(clock: clock, start: start, inbox: inbox, display: quietBoard(),
+        let loop = RenderLoop(waiter: EventLoopWaiter(clock: clock, loop: eventLoop), start: start, inbox: inbox, display: quietBoard(),
                               observer: Observers(members: [recorder], events: [persistence.observer(on: clock)]),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(600))))
         let program = try Presets.countdown(.seconds(60))
@@ -283,7 +285,7 @@ import TestSupport
         let start = clock.now
         var controller = Controller<VirtualClock.Instant>(program: Presets.boxing)
         let pending = controller.perform(.start, at: start)
-        let loop = RenderLoop(clock: clock, start: start, display: emulatedBoard(), observer: Observers(recorder),
+        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, display: emulatedBoard(), observer: Observers(recorder),
                               wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(200))),
                               endWhenIdle: true)
         await loop.run(controller, pending: pending)
