@@ -127,9 +127,16 @@ ci_on_exit() {
     echo "== CI FAILED in stage ${CURRENT_STAGE:-(between stages)} after $(( $(date +%s) - CURRENT_START )) s (exit $rc)"
     ci_summary
   fi
-  # background jobs still running end with the run
-  local pid
-  for pid in "${BG_PID[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
+  # background jobs still running end with the run, with every process they started (the
+  # compilers run in process groups of their own)
+  local pid tree=()
+  for pid in "${BG_PID[@]}"; do [ -e "/proc/$pid" ] && tree+=("$pid" $(ci_descendants "$pid")); done
+  [ ${#tree[@]} -eq 0 ] || { kill "${tree[@]}" 2>/dev/null; sleep 2; kill -9 "${tree[@]}" 2>/dev/null; } || true
+}
+# ci_descendants PID: every process below PID, parents first.
+ci_descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1"); do echo "$child"; ci_descendants "$child"; done
 }
 trap ci_on_exit EXIT
 
