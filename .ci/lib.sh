@@ -142,10 +142,12 @@ trap ci_on_exit EXIT
 
 # The end: stage table, test and check counts, the 20 slowest tests, the last line a count.
 ci_report() {
-  ci_summary
+  local runs=(root="$LOGS/root-tests.log" root-gateway-man="$LOGS/root-gateway-man.log" gateway="$LOGS/gateway-tests.log"
+              trixie="$LOGS/trixie.log" kernel-vm="$LOGS/kernel-vm.counts" system-vm="$LOGS/system-vm.log")
   echo "== checks"
-  .ci/test-report.py summary root="$LOGS/root-tests.log" gateway="$LOGS/gateway-tests.log" trixie="$LOGS/trixie.log" \
-    kernel-vm="$LOGS/kernel-vm.counts" system-vm="$LOGS/system-vm.log"
-  echo "== the 20 slowest tests"
+  .ci/test-report.py summary "${runs[@]}"
+  ci_summary
+  echo "== the 20 slowest tests (Swift Testing runs tests in parallel: wall time, waits included)"
   .ci/test-report.py slowest 20 root="$LOGS/root-tests.log" gateway="$LOGS/gateway-tests.log" trixie="$LOGS/trixie.log"
+  .ci/test-report.py total "${runs[@]}"
 }

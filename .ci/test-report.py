@@ -5,6 +5,7 @@
                                      on .ci/expected-skips (lines "NAME TEST  reason")
   test-report.py slowest N NAME=LOG...   the N slowest tests over the runs, slowest first
   test-report.py summary NAME=FILE...    each run's closing lines (a VM stage: its counts)
+  test-report.py total NAME=FILE...      one line: "ci: N passed, M failed" over them all
 """
 import os
 import re
@@ -88,13 +89,28 @@ def main(argv):
         if not rows:
             print("  (no test durations found)")
         return 0
-    if len(argv) >= 1 and argv[0] == "summary":
+    if len(argv) >= 1 and argv[0] in ("summary", "total"):
+        quiet = argv[0] == "total"
+        passed = failed = 0
         for pair in argv[1:]:
             run, _, path = pair.partition("=")
-            found = [l for l in lines(path) if XCTEST_CLOSING.search(l) or TESTING_CLOSING.search(l)]
-            found += [l for l in lines(path) if re.match(r"^(system-vm: )?\d+ passed, \d+ failed", l)]
-            for l in found[-3:] or ["(no closing line)"]:
-                print(f"  {run:10} {l.strip()}")
+            text = lines(path)
+            xctest = [l for l in text if XCTEST_CLOSING.search(l)]
+            testing = [l for l in text if TESTING_CLOSING.search(l)]
+            checks = [l for l in text if re.match(r"^(system-vm: )?\d+ passed, \d+ failed", l)]
+            for l in (xctest[-1:] + testing[-1:] + checks[-1:]) or ["(no closing line)"]:
+                if not quiet: print(f"  {run:10} {l.strip()}")
+            if xctest:
+                m = re.search(r"Executed (\d+) tests?, with (\d+) failures?", xctest[-1])
+                passed += int(m.group(1)) - int(m.group(2)); failed += int(m.group(2))
+            if testing:
+                m = re.search(r"Test run with (\d+) tests?", testing[-1])
+                if " passed after " in testing[-1]: passed += int(m.group(1))
+                else: failed += 1
+            if checks:
+                m = re.search(r"(\d+) passed, (\d+) failed(?:, (\d+) missing)?", checks[-1])
+                passed += int(m.group(1)); failed += int(m.group(2)) + int(m.group(3) or 0)
+        if quiet: print(f"ci: {passed} passed, {failed} failed")
         return 0
     print(__doc__, file=sys.stderr)
     return 2
