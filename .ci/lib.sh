@@ -81,10 +81,11 @@ run_stage() {
   echo "== stage $name: $seconds s"
 }
 
-# ci_cpu_seconds: the CPU time (user + system) of this shell's children that have ended, from
-# the second line of `times`.
+# ci_cpu_seconds FILE: the CPU time (user + system) of the calling shell's children that have
+# ended, from `times` written to FILE by that shell itself (a $(...) would be a shell of its
+# own, without those children).
 ci_cpu_seconds() {
-  times | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }'
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
 }
 
 # ---- background jobs: their output in $LOGS/NAME.log, their exit status in $LOGS/NAME.rc ---
@@ -98,7 +99,8 @@ ci_bg_start() {
   echo "== background: $name (log $LOGS/$name.log)"
   # (set -e holds inside FUNCTION only where its subshell is not the left side of || or &&)
   ( set +e; renice -n 19 -p "$BASHPID" >/dev/null; t0=$(date +%s); ( set -e; "$fn" ) > "$LOGS/$name.log" 2>&1; rc=$?
-    echo "$t0 $(date +%s) $(ci_cpu_seconds)" > "$LOGS/$name.times"; echo "$rc" > "$LOGS/$name.rc" ) &
+    times > "$LOGS/$name.cpu"; echo "$t0 $(date +%s) $(ci_cpu_seconds "$LOGS/$name.cpu")" > "$LOGS/$name.times"
+    echo "$rc" > "$LOGS/$name.rc" ) &
   BG_PID[$name]=$!
 }
 # ci_bg_wait NAME: until NAME has ended (also from another background job); fails with the
@@ -126,8 +128,9 @@ ci_summary() {
   echo "== stage times"
   printf '%s\n' "${STAGE_ROWS[@]}"
   ci_bg_rows
+  times > "$LOGS/total.cpu"
   printf '  %-16s %6d s   (CPU of every process that ended: %d s on %d cores)\n' total $(( $(date +%s) - CI_START )) \
-    "$(ci_cpu_seconds)" "$(nproc)"
+    "$(ci_cpu_seconds "$LOGS/total.cpu")" "$(nproc)"
 }
 
 ci_on_exit() {

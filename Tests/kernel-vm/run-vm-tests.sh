@@ -160,6 +160,8 @@ USB_SPEAKER=0
 stage vm
 # One boot: the console to the terminal and its log, boot-vm.sh's exit status in VMRC.
 boot() {
+  # a longer sound run (SOUND_SECONDS) is a longer quiet stretch on the console
+  VM_STALL=${VM_STALL:-$(( ${SOUND_SECONDS:-64} > 120 ? ${SOUND_SECONDS:-64} + 240 : 240 ))} \
   VM_USB_SPEAKER=$USB_SPEAKER "$HERE/boot-vm.sh" "$KDIR/boot/vmlinuz-$KV" "$INITRD" "$SHARE" "$MODDIR" 2>&1 | tee "$LOGS/console-$LIBGPIOD.log"
   VMRC=${PIPESTATUS[0]}
 }
