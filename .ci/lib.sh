@@ -61,9 +61,6 @@ ci_inputs_key() {
   { git ls-files -co --exclude-standard -z -- "$@" | LC_ALL=C sort -z | xargs -0 sha256sum; swift --version 2>&1; } |
     sha256sum | cut -c1-16
 }
-# ci_cached_dir DIR WHAT: DIR is intact (its seal matches); otherwise it is removed (1).
-ci_cached_dir() { cache_reuse "$1" "$2"; }
-ci_seal_dir() { cache_seal "$1"; }
 
 # ---- stages ------------------------------------------------------------------------------
 CI_START=$(date +%s)
