@@ -107,7 +107,9 @@ ci_bg_wait() {
   while [ ! -f "$LOGS/$name.rc" ]; do sleep 1; done
   rc=$(cat "$LOGS/$name.rc")
   if [ "$rc" != 0 ]; then
-    echo "== background job $name failed (exit $rc); the end of $LOGS/$name.log:"
+    echo "== background job $name failed (exit $rc); its failures, then the end of $LOGS/$name.log:"
+    grep -aE -A2 'recorded an issue|^✘ Test .* failed|: error:|FAILED|^not ok|^FAIL' "$LOGS/$name.log" | head -60 || true
+    echo "--"
     tail -40 "$LOGS/$name.log"
     return 1
   fi
