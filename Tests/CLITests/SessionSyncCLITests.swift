@@ -72,7 +72,9 @@ import Testing
         #expect(adoptLines.count == 1 && adoptLines[0].contains("; wall clock "), "\(second.log)")
 
         // Every time text the second showed after adopting, while running, the first showed
-        // too, its change landing within 50 ms of the first's (same host, CLOCK_MONOTONIC).
+        // too, at the same instant (same host, CLOCK_MONOTONIC): the median gap under 20 ms,
+        // every gap under 250 ms, as a loaded machine may wake one process late once. A
+        // wrong anchor shifts every change alike, which the median catches.
         let firstChanges = try Self.timeChanges(first.frames)
         let secondChanges = try Self.timeChanges(second.frames)
         // The first text after " 5:00" is the adopt turn's (shown at once, off any boundary).
@@ -81,10 +83,13 @@ import Testing
         let firstShown = secondChanges.filter { $0.text.contains(":") && seenTexts.insert($0.text).inserted }
         let compared = firstShown.dropFirst()
         #expect(compared.count >= 2, "\(secondChanges)")
+        var gaps: [Double] = []
         for change in compared {
             let match = try #require(firstChanges.first { $0.text == change.text }, "\(change.text) on the first clock")
-            #expect(abs(match.t - change.t) < 0.050, "\(change.text): \(match.t) vs \(change.t); \(firstChanges) \(secondChanges)")
+            gaps.append(abs(match.t - change.t))
         }
+        let median = gaps.sorted()[gaps.count / 2]
+        #expect(median < 0.020 && gaps.allSatisfy { $0 < 0.250 }, "gaps \(gaps); \(firstChanges) \(secondChanges)")
     }
 
     @Test func anAnchorFarInThePastFinishesATimedProgram() async throws {
