@@ -50,7 +50,9 @@ import TestSupport
     }
 
     /// START pressed: its save takes 2.5 s, and the second changes due 1 s and 2 s after the
-    /// press (inside that save) are committed on time all the same.
+    /// press (inside that save) are committed on time all the same. A save that held the loop
+    /// would make the first of them at least 1.5 s late; a loaded machine may wake the loop's
+    /// thread late by far less, so 1 s is the limit.
     @Test func aSaveSlowerThanTwoSecondsDelaysNoDisplayChange() async throws {
         let dir = try TempDir()
         defer { dir.remove() }
@@ -85,7 +87,7 @@ import TestSupport
         for (k, text) in [(1, " 0:59"), (2, " 0:58"), (3, " 0:57")] {
             let frame = try #require(recorder.frames.first { $0.face.time.text == text })
             let late = frame.t - start.duration(to: pressed.advanced(by: .seconds(Int64(k))))
-            #expect(late < .milliseconds(250), "\(text) committed \(late) after its deadline")
+            #expect(late < .seconds(1), "\(text) committed \(late) after its deadline")
         }
         #expect(writes.texts.first?.contains("state=running\n") == true)
         #expect(try dir.read("state").contains("state=running\n"), "finish wrote the final session")
