@@ -138,10 +138,10 @@ def keyboard(driver, page):
         got = [r["name"] for r in rings]
         problems.append(f"Tab order {got}, expected the document's {names}")
     boxes = driver.execute_script("return arguments[0].map((el) => { const r = el.getBoundingClientRect();"
-                                  " return [r.top + scrollY, r.left]; });", expected)
-    for (top0, left0), (top1, left1), name0, name1 in zip(boxes, boxes[1:], names, names[1:]):
-        same_row = abs(top1 - top0) < 4
-        if top1 < top0 - 4 or (same_row and left1 < left0):
+                                  " return [r.top + scrollY, r.bottom + scrollY, r.left]; });", expected)
+    for (top0, bottom0, left0), (top1, bottom1, left1), name0, name1 in zip(boxes, boxes[1:], names, names[1:]):
+        same_row = top1 < bottom0 and top0 < bottom1
+        if (same_row and left1 < left0) or (not same_row and top1 < top0):
             problems.append(f"Tab goes from {name0} up or back to {name1}")
     for ring in rings:
         if not ring["visible"]:
