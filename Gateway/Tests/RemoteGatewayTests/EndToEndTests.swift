@@ -60,6 +60,23 @@ import Testing
         #expect(run.stdout.hasSuffix("display check: all passed\n"))
     }
 
+    /// The phone page, the editor and the TV page on a 360 px wide phone with text at 200%:
+    /// axe-core finds no serious or critical violation, every control works from the keyboard
+    /// with a focus ring and a name, nothing is cut off, every target is 48x48 px or more.
+    /// Installs the pinned axe-selenium-python into a cached venv on its first run.
+    @Test func pagesWorkWithAKeyboardAScreenReaderAndLargeTextOnANarrowPhone() async throws {
+        let run = try await Self.check("a11y_check.py")
+        for page in ["phone page, locked", "phone page, ready", "phone page, paused", "editor", "TV page, running"] {
+            #expect(run.stdout.contains("ok: \(page): axe-core 4.10.2 at 32 px and 16 px text"))
+            #expect(run.stdout.contains("ok: \(page): Tab reaches"))
+            #expect(run.stdout.contains("ok: \(page): layout at 32 px text"))
+        }
+        #expect(run.stdout.contains("ok: Space on START ran the clock, Enter on STOP paused it"))
+        #expect(run.stdout.contains("ok: NEW PROGRAM, a name and SAVE from the keyboard: saved stretch"))
+        #expect(!run.stdout.contains("FAIL:"))
+        #expect(run.stdout.hasSuffix("a11y check: all passed\n"))
+    }
+
     /// The holes an attacker on the gym's network would try: connections that never finish
     /// their first request, connection caps, DNS rebinding, distributed PIN guessing, a
     /// WebSocket that outlives its logout, error answers without the security headers, HEAD.

@@ -38,7 +38,9 @@ os.environ["SE_OFFLINE"] = "true"
 os.environ["SE_AVOID_STATS"] = "true"
 
 
-def browser():
+def browser(width=390, height=844, prefs=None):
+    """Headless Chromium as a phone of `width` x `height` CSS px at twice the pixel density;
+    `prefs` are Chromium's own settings (e.g. the default font size)."""
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         assert os.access(path, os.X_OK), f"{path} missing: apt install {package} (scripts/setup.sh --gateway)"
     options = webdriver.ChromeOptions()
@@ -52,8 +54,10 @@ def browser():
                  "--disable-domain-reliability", "--no-first-run",
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"):
         options.add_argument(flag)
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     options.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True},
+        "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": True},
         "userAgent": "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120 Mobile Safari/537.36",
     })
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
