@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOConcurrencyHelpers
+import NIOHTTP1
 
 /// Who may do what (docs/remote.md, security model): the PIN, its back-off, the known
 /// phones, the sessions, and the `Origin` check of every state-changing request.
@@ -84,6 +85,21 @@ public final class Access: Sendable {
     /// Whether the request carries a live session cookie.
     public func hasSession(_ request: Request, now: ContinuousClock.Instant = .now) -> Bool {
         let token = request.cookies[SessionStore.cookieName]?.value
+        return sessions.withLockedValue { $0.isValid(token, now: now) }
+    }
+
+    /// Whether a request head is a phone's, which a viewer makes room for (`ConnectionTable`):
+    /// a login, or a request with a live session cookie.
+    public func isPhone(_ head: HTTPRequestHead, now: ContinuousClock.Instant = .now) -> Bool {
+        if head.method == .POST, head.uri.split(separator: "?", maxSplits: 1).first == "/api/login" { return true }
+        let prefix = SessionStore.cookieName + "="
+        var token: String?
+        for header in head.headers["Cookie"] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop(while: { $0 == " " })
+                if trimmed.hasPrefix(prefix) { token = String(trimmed.dropFirst(prefix.count)) }
+            }
+        }
         return sessions.withLockedValue { $0.isValid(token, now: now) }
     }
 

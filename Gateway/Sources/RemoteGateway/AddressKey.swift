@@ -1,10 +1,11 @@
 import NIOCore
 
-/// A client as the gateway's limits count it: an IPv4 address, or the /64 of an IPv6 address
-/// (a LAN's hosts get their IPv6 addresses from one /64, and one host can take any number of
-/// them); an IPv4-mapped IPv6 address counts as its IPv4 address.
+/// A client as the gateway's limits count it: its IP address without the port. Each IPv6
+/// address counts on its own, as each IPv4 one does (every phone on a LAN shares its /64, so a
+/// /64 cannot stand for one client); an IPv4-mapped IPv6 address counts as its IPv4 address.
+/// The tables keyed by it are bounded, so a host taking many addresses cannot grow them.
 public struct AddressKey: Hashable, Sendable, CustomStringConvertible {
-    /// `192.0.2.7`, `2001:db8:0:1::/64`, `unix` or `unknown`.
+    /// `192.0.2.7`, `2001:db8::7`, `unix` or `unknown`.
     public let description: String
 
     public init(_ address: SocketAddress?) {
@@ -16,7 +17,7 @@ public struct AddressKey: Hashable, Sendable, CustomStringConvertible {
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
                 description = Self.dotted(Array(bytes[12..<16]))
             } else {
-                description = Self.prefix64(bytes)
+                description = Self.compressed(bytes)
             }
         case .unixDomainSocket?:
             description = "unix"
@@ -29,11 +30,22 @@ public struct AddressKey: Hashable, Sendable, CustomStringConvertible {
         bytes.map(String.init).joined(separator: ".")
     }
 
-    /// The first four 16-bit groups in hex without leading zeros, trailing zero groups left
-    /// out, then `::/64` (`fe80::/64`, `2001:db8:0:1::/64`).
-    private static func prefix64(_ bytes: [UInt8]) -> String {
-        var groups = (0..<4).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
-        while groups.last == 0 { groups.removeLast() }
-        return groups.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    /// RFC 5952's text: hex groups without leading zeros, the longest run of two or more zero
+    /// groups (the first of equal runs) as `::` (`fd00::c0c4`, `2001:db8:0:1::1`, `::1`).
+    private static func compressed(_ bytes: [UInt8]) -> String {
+        let groups = (0..<8).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+        var best: Range<Int>?
+        var start: Int?
+        for index in 0...8 {
+            if index < 8, groups[index] == 0 {
+                if start == nil { start = index }
+            } else if let from = start {
+                if index - from >= 2, index - from > best?.count ?? 0 { best = from..<index }
+                start = nil
+            }
+        }
+        let text = { (range: Range<Int>) in groups[range].map { String($0, radix: 16) }.joined(separator: ":") }
+        guard let best else { return text(0..<8) }
+        return text(0..<best.lowerBound) + "::" + text(best.upperBound..<8)
     }
 }

@@ -58,9 +58,7 @@ public final class ClockLink: Sendable {
                             continue
                         }
                         versionReply = false
-                        if !wasReachable || latest.withLockedValue({ $0 == nil }) {
-                            logger.notice("clock reachable again at \(path)")
-                        }
+                        if !wasReachable { logger.notice("clock reachable again at \(path)") }
                         wasReachable = true
                         delay = Self.firstRetry
                         latest.withLockedValue { $0 = text }

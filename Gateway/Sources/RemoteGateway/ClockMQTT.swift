@@ -27,6 +27,8 @@ public final class ClockMQTT: Sendable {
     private let latest = Mutex<(report: SessionReport?, extraOption: String?, reachable: Bool)>((nil, nil, false))
     private let commands: AsyncStream<[UInt8]>
     private let commandInbox: AsyncStream<[UInt8]>.Continuation
+    /// The ignored and undelivered commands, for `MinuteReport`.
+    let commandLog: MQTTCommandLog
 
     /// Commands waiting for the clock; more are ignored with a log line (a flood on `cmd`).
     public static let queuedCommands = 16
@@ -45,9 +47,10 @@ public final class ClockMQTT: Sendable {
         self.resolveProgram = resolveProgram
         self.realtimeNow = realtimeNow
         (commands, commandInbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.queuedCommands))
-        try client.subscribe(topics.command) { [commandInbox, logger, topics] message in
+        commandLog = MQTTCommandLog(topic: topics.command, logger: logger)
+        try client.subscribe(topics.command) { [commandInbox, commandLog] message in
             if case .dropped = commandInbox.yield(message.payload) {
-                logger.warning("MQTT \(topics.command): ignored: \(Self.queuedCommands) commands are already waiting for the clock")
+                commandLog.note("ignored: \(Self.queuedCommands) commands are already waiting for the clock")
             }
         }
         client.onConnect { [weak self] in self?.republish() }
@@ -121,16 +124,16 @@ public final class ClockMQTT: Sendable {
         do throws(MQTTCommand.Refusal) {
             line = try MQTTCommand.line(payload)
         } catch {
-            logger.warning("MQTT \(topics.command): ignored: \(error.reason)")
+            commandLog.note("ignored: \(error.reason)")
             return
         }
         do {
             let reply = try await link.send(line)
             if case .failed(let why)? = ControlReply.parse(reply) {
-                logger.warning("MQTT \(topics.command): the clock refused \(line): \(why)")
+                commandLog.note("the clock refused \(line): \(why)")
             }
         } catch {
-            logger.warning("MQTT \(topics.command): \(line) not delivered: the clock is unreachable (\(link.path))")
+            commandLog.note("\(line) not delivered: the clock is unreachable (\(link.path))")
         }
     }
 }

@@ -1,7 +1,7 @@
 /// Phones that logged in with the right PIN, by the random token of their `rc_device` cookie
 /// (256 bits, 64 lowercase hex digits like a session token). A login carrying a known token
-/// is counted under the phone's own key, so strangers' wrong PINs from the same address or
-/// /64 never hold it back. At most `capacity` are known; the least recently used is dropped.
+/// is counted under the phone's own key, so strangers' wrong PINs from the same address never
+/// hold it back. At most `capacity` are known; the least recently used is dropped.
 public struct DeviceTokens: Sendable, Equatable {
     public static let capacity = 64
     public static let cookieName = "rc_device"

@@ -6,19 +6,25 @@ import Glibc
 #endif
 
 /// `/api/display`: the TV page's WebSocket. It checks `Origin` as `/api/live` does and, with
-/// `[remote] display_pin = true`, a session; it then sends the latest `DisplayFeed` message
+/// `[remote] display_pin = true`, a session. A page without a session takes a viewer's place
+/// in the `ConnectionTable` (503 when its address or everyone has all of theirs); it then sends the latest `DisplayFeed` message
 /// and each new one, and answers the page's pings (`DisplayPing`). Any other message, or
 /// pings beyond the budget, closes it with the reason.
 struct DisplaySocket: Sendable {
     let access: Access
     let hub: LiveHub
     let needsPin: Bool
+    let connections: ConnectionTable
 
     func add(to router: Router<GatewayContext>) {
-        router.ws("/api/display") { request, _ -> RouterShouldUpgrade in
+        router.ws("/api/display") { request, context -> RouterShouldUpgrade in
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
-            guard !needsPin || access.hasSession(request) else {
+            let session = access.hasSession(request)
+            guard !needsPin || session else {
                 throw HTTPError(.unauthorized, message: "log in first: POST /api/login")
+            }
+            guard session || connections.becomeViewer(context.channel) else {
+                throw HTTPError(.serviceUnavailable, message: "too many TV pages without a PIN; log in, or close one")
             }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in

@@ -8,13 +8,16 @@ public struct GatewayContext: RequestContext, WebSocketRequestContext, RemoteAdd
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
     public let remoteAddress: SocketAddress?
+    /// The connection (`ConnectionTable` finds its place by it).
+    public let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
-    /// The client as the limits count it: its IPv4 address or its IPv6 /64, without the port.
+    /// The client as the limits count it: its IP address without the port.
     public var client: String { AddressKey(remoteAddress).description }
 }

@@ -16,6 +16,8 @@ struct GatewayRoutes: Sendable {
     /// The TV page's messages (`DisplayService`) and whether viewing it needs the PIN.
     let display: LiveHub
     let displayPin: Bool
+    /// Where a TV page without a session takes a viewer's place.
+    let connections: ConnectionTable
 
     /// Largest login body (`{"pin": "…"}`).
     static let maximumLoginBytes = 256
@@ -48,7 +50,7 @@ struct GatewayRoutes: Sendable {
             guard !displayPin || access.hasSession(request) else { return Self.noSession }
             return JSONReply.body(.ok, #"{"ok": true}"#)
         }
-        DisplaySocket(access: access, hub: display, needsPin: displayPin).add(to: router)
+        DisplaySocket(access: access, hub: display, needsPin: displayPin, connections: connections).add(to: router)
         router.ws("/api/live") { request, _ -> RouterShouldUpgrade in
             guard access.originIsAllowed(request) else { throw HTTPError(.forbidden, message: "cross-site request refused") }
             guard access.hasSession(request) else { throw HTTPError(.unauthorized, message: "log in first: POST /api/login") }

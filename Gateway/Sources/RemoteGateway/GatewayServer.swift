@@ -4,6 +4,7 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import MosquittoClient
+import NIOHTTP1
 import NIOSSL
 import RoundClockConfig
 import RoundClockCore
@@ -63,10 +64,11 @@ public struct GatewayServer {
         let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
                             deviceFile: deviceFile, sessionEnded: { hub.end(session: $0); displayHub.end(session: $0) })
         let guessLog = PinGuessLog(logger: logger)
+        let table = ConnectionTable(bounds: settings.bounds)
         let router = Router(context: GatewayContext.self)
         router.middlewares.add(HostCheck(hosts: settings.hosts))
         GatewayRoutes(link: link, access: access, guessLog: guessLog, page: settings.page, programs: settings.programs,
-                      display: displayHub, displayPin: settings.displayPin).add(to: router)
+                      display: displayHub, displayPin: settings.displayPin, connections: table).add(to: router)
 
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(10)),
@@ -78,24 +80,28 @@ public struct GatewayServer {
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             return .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         }
-        let table = ConnectionTable(bounds: settings.bounds)
         let webSocketResponder = router.buildResponder()
+        let isPhone: @Sendable (HTTPRequestHead) -> Bool = { access.isPhone($0) }
         let server = HTTPServerBuilder { responder in
             let http = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
-            guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false) }
-            return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true)
+            guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false, isPhone: isPhone) }
+            return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true,
+                                  isPhone: isPhone)
         }
         var services: [any Service] = [
-            LinkService(link: link), DisplayService(link: link, feed: settings.display, hub: displayHub), PinGuessLogService(log: guessLog), MinuteReport(logger: logger, lines: [table.report]),
+            LinkService(link: link), DisplayService(link: link, feed: settings.display, hub: displayHub), PinGuessLogService(log: guessLog),
         ]
+        var minuteLines: [@Sendable () -> String?] = [table.report]
         if let mqtt = settings.mqtt {
             let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger,
                                        resolveProgram: mqtt.resolveProgram)
             services.append(ClockMQTTService(bridge: bridge))
+            minuteLines.append(bridge.commandLog.report)
             if let group = settings.syncGroup {
                 services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, link: link, logger: logger)))
             }
         }
+        services.append(MinuteReport(logger: logger, lines: minuteLines))
         return Application(
             router: router,
             server: server,

@@ -5,13 +5,14 @@ import NIOHTTP1
 
 /// A server child channel with the gateway's connection bounds around Hummingbird's own:
 /// each accepted connection takes a place in the `ConnectionTable` (or is closed unserved),
-/// and gets an `HTTPGuard` right after the HTTP decoder.
+/// and gets an `HTTPGuard` right after the HTTP decoder (`isPhone` tells it a phone's head).
 struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
     let base: Base
     let table: ConnectionTable
     let tls: Bool
+    let isPhone: @Sendable (HTTPRequestHead) -> Bool
 
     struct Refused: Error {}
 
@@ -22,10 +23,11 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
         }
         let bounds = table.bounds
         let tls = tls
+        let isPhone = isPhone
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(HTTPGuard(bounds: bounds, tls: tls, table: table, serial: serial), position: .after(decoder))
+            try pipeline.addHandler(HTTPGuard(bounds: bounds, tls: tls, table: table, serial: serial, isPhone: isPhone), position: .after(decoder))
             return value
         }
     }

@@ -5,9 +5,11 @@ import NIOTLS
 /// Sits right after the HTTP decoder of every connection. Inbound, it closes the
 /// connection when the TLS handshake or the first request head does not finish in time
 /// (later requests are bounded by Hummingbird's idle timeout, which starts at the first
-/// head). Outbound, it puts the security headers on every answer, error answers and refused
-/// WebSocket upgrades included. After the `101` of an upgrade it passes WebSocket data on
-/// untouched.
+/// head), and tells the `ConnectionTable` whether the first head is a phone's. It closes a
+/// connection whose peer leaves what it is sent unread for `stallTimeout` (the channel stays
+/// unwritable), WebSockets included. Outbound, it puts the security headers on every answer,
+/// error answers and refused WebSocket upgrades included, HSTS under TLS, and `no-store` on
+/// 408 and 413. After the `101` of an upgrade it passes WebSocket data on untouched.
 final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -18,17 +20,26 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let tls: Bool
     private let table: ConnectionTable
     private let serial: UInt64
+    private let isPhone: @Sendable (HTTPRequestHead) -> Bool
     private var deadline: Scheduled<Void>?
+    private var stall: Scheduled<Void>?
     private var waiting: Waiting
     private var upgraded = false
+    /// The table refused the first head: nothing more is read.
+    private var refused = false
 
     private enum Waiting { case handshake, head, nothing }
 
-    init(bounds: ConnectionBounds, tls: Bool, table: ConnectionTable, serial: UInt64) {
+    /// One year, as browsers' HSTS preload lists expect.
+    static let strictTransportSecurity = "max-age=31536000"
+
+    init(bounds: ConnectionBounds, tls: Bool, table: ConnectionTable, serial: UInt64,
+         isPhone: @escaping @Sendable (HTTPRequestHead) -> Bool = { _ in false }) {
         self.bounds = bounds
         self.tls = tls
         self.table = table
         self.serial = serial
+        self.isPhone = isPhone
         waiting = tls ? .handshake : .head
     }
 
@@ -44,6 +55,22 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        stall?.cancel()
+        stall = nil
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stall?.cancel()
+            stall = nil
+        } else if stall == nil {
+            stall = context.eventLoop.assumeIsolated().scheduleTask(in: .init(bounds.stallTimeout)) { [self] in
+                stall = nil
+                table.stalled(serial)
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -57,11 +84,16 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if !upgraded, waiting == .head, case .head = unwrapInboundIn(data) {
+        guard !refused else { return }
+        if !upgraded, waiting == .head, case .head(let head) = unwrapInboundIn(data) {
             deadline?.cancel()
             deadline = nil
             waiting = .nothing
-            table.headArrived(serial)
+            guard table.headArrived(serial, phone: isPhone(head)) else {
+                refused = true
+                context.close(promise: nil)
+                return
+            }
         }
         context.fireChannelRead(data)
     }
@@ -78,6 +110,10 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         for (name, value) in SecurityHeaders.fields { head.headers.replaceOrAdd(name: name, value: value) }
+        if tls { head.headers.replaceOrAdd(name: "Strict-Transport-Security", value: Self.strictTransportSecurity) }
+        if head.status == .requestTimeout || head.status == .payloadTooLarge {
+            head.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        }
         context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 

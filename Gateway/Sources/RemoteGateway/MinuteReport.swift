@@ -38,6 +38,14 @@ extension ConnectionTable {
         if counts.timedOut > 0 {
             parts.append("\(counts.timedOut) closed without a request head in \(bounds.headTimeout.components.seconds) s")
         }
+        if counts.refusedViewers > 0 {
+            parts.append("\(counts.refusedViewers) TV pages refused at \(bounds.viewersPerAddress) from one address "
+                + "or \(bounds.viewers) in all")
+        }
+        if counts.viewersClosed > 0 { parts.append("\(counts.viewersClosed) TV pages closed to make room for a phone") }
+        if counts.stalled > 0 {
+            parts.append("\(counts.stalled) closed for reading nothing in \(bounds.stallTimeout.components.seconds) s")
+        }
         return "connections in the last minute: " + parts.joined(separator: "; ")
     }
 }

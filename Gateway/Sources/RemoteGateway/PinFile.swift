@@ -8,7 +8,7 @@ public enum PinFile {
     public static let name = "pin"
 
     /// 10 digits: the back-off finds such a PIN within a year with a chance of 0.023 %.
-    /// An attacker is assumed to hold a whole IPv4 /24 (254 addresses) and 10 IPv6 /64s: 264
+    /// An attacker is assumed to hold a whole IPv4 /24 (254 addresses) and 10 IPv6 addresses: 264
     /// keys (`PinStrength.attackerKeys`). Each key tries whenever `PinAttempts` allows: 5 tries
     /// at once, then one after each wait of 30 s, 1, 2, 4, 8, 16 and 32 min (12 tries within
     /// 3,810 s), then one an hour: 12 + ⌊(31,536,000 − 3,810) / 3,600⌋ = 8,770 tries in 365

@@ -1,7 +1,7 @@
 /// How many PINs the back-off of `PinAttempts` lets an attacker try, and so how long a PIN
 /// of some length holds (the computation: `PinFile.generatedDigits`).
 public enum PinStrength {
-    /// The keys assumed in an attacker's hands: 254 IPv4 addresses and 10 IPv6 /64s.
+    /// The keys assumed in an attacker's hands: 254 IPv4 addresses and 10 IPv6 addresses.
     public static let attackerKeys = 264
 
     /// When one key's `n`th try (from 1) comes, counted from its first, when it tries

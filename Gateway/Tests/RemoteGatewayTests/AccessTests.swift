@@ -105,7 +105,7 @@ import Testing
 
     @Test func manyGuessingKeysNeverHoldBackAnother() {
         let access = Access(pin: "4829130571", tls: false)
-        let attackers = (1...254).map { "10.0.0.\($0)" } + (1...10).map { "2001:db8:0:\($0)::/64" }
+        let attackers = (1...254).map { "10.0.0.\($0)" } + (1...10).map { "2001:db8::\($0)" }
         var attempts = PinAttempts()
         let times = triesWheneverAllowed(&attempts, client: "unused", count: 20)
         for seconds in times {
@@ -121,18 +121,26 @@ import Testing
         }
     }
 
-    @Test func anIPv6Slash64IsOneKey() throws {
+    func client(_ ip: String) throws -> String { AddressKey(try SocketAddress(ipAddress: ip, port: 50000)).description }
+
+    @Test func aGuesserInTheLANsSlash64NeverHoldsBackANewPhone() throws {
         let access = Access(pin: "4829130571", tls: false)
-        for host in 1...PinAttempts.freeFailures {
-            let client = AddressKey(try SocketAddress(ipAddress: "2001:db8:0:1::\(host)", port: 50000 + host)).description
-            #expect(access.login(pin: "0000000000", client: client, now: start) == .wrongPin(inARow: host))
+        for n in 1...PinAttempts.freeFailures {
+            #expect(access.login(pin: "0000000000", client: try client("fd00::bad"), now: start) == .wrongPin(inARow: n))
         }
-        let sameSlash64 = AddressKey(try SocketAddress(ipAddress: "2001:db8:0:1:abcd:ef01:2345:6789", port: 1)).description
-        #expect(access.login(pin: "4829130571", client: sameSlash64, now: start) == .limited(retryAfterSeconds: 30))
-        let nextSlash64 = AddressKey(try SocketAddress(ipAddress: "2001:db8:0:2::1", port: 1)).description
-        guard case .session = access.login(pin: "4829130571", client: nextSlash64, now: start) else {
-            Issue.record("another /64 was held back"); return
+        #expect(access.login(pin: "4829130571", client: try client("fd00::bad"), now: start) == .limited(retryAfterSeconds: 30))
+        guard case .session = access.login(pin: "4829130571", client: try client("fd00::c0c4"), now: start) else {
+            Issue.record("a new phone in the guesser's /64 was held back"); return
         }
+    }
+
+    @Test func aFloodOfAddressesInOneSlash64StaysWithinTheTable() throws {
+        var attempts = PinAttempts()
+        for n in 0..<(PinAttempts.trackedKeys + 1000) {
+            attempts.recordFailure(client: try client("fd00::1:\(String(n, radix: 16))"), now: start + .milliseconds(n))
+        }
+        #expect(attempts.trackedCount == PinAttempts.trackedKeys)
+        #expect(attempts.check(client: try client("fd00::c0c4"), now: start + .seconds(10)) == .allowed)
     }
 
     // MARK: The generated PIN against the enforced rate

@@ -2,7 +2,8 @@ import NIOCore
 import Testing
 @testable import RemoteGateway
 
-/// How the limits name a client: IPv4 as is, IPv6 by its /64, IPv4-mapped as IPv4.
+/// How the limits name a client: an IP address without the port, each IPv6 address on its own,
+/// IPv4-mapped as IPv4.
 @Suite struct AddressKeyTests {
     func key(_ ip: String) throws -> String { AddressKey(try SocketAddress(ipAddress: ip, port: 443)).description }
 
@@ -11,12 +12,20 @@ import Testing
         #expect(try key("127.0.0.5") == "127.0.0.5")
     }
 
-    @Test func ipv6AddressesOfOneSlash64AreOneClient() throws {
-        #expect(try key("2001:db8:0:1::1") == "2001:db8:0:1::/64")
-        #expect(try key("2001:db8:0:1:ffff:eeee:dddd:cccc") == "2001:db8:0:1::/64")
-        #expect(try key("2001:db8:0:2::1") == "2001:db8:0:2::/64")
-        #expect(try key("fe80::1") == "fe80::/64")
-        #expect(try key("::1") == "::/64")
+    @Test func phonesInOneIpv6Slash64AreDifferentClients() throws {
+        #expect(try key("fd00::bad") != key("fd00::c0c4"))
+        #expect(try key("2001:db8:0:1:ffff:eeee:dddd:cccc") == "2001:db8:0:1:ffff:eeee:dddd:cccc")
+    }
+
+    @Test func ipv6IsWrittenAsRFC5952Says() throws {
+        #expect(try key("fd00:0:0:0:0:0:0:c0c4") == "fd00::c0c4")
+        #expect(try key("2001:db8:0:1::1") == "2001:db8:0:1::1")
+        #expect(try key("2001:db8:0:0:1:0:0:1") == "2001:db8::1:0:0:1", "the first of two equal runs")
+        #expect(try key("2001:db8:0:1:1:1:1:1") == "2001:db8:0:1:1:1:1:1", "a single zero group stays")
+        #expect(try key("fe80::1") == "fe80::1")
+        #expect(try key("::1") == "::1")
+        #expect(try key("::") == "::")
+        #expect(try key("1::") == "1::")
     }
 
     @Test func ipv4MappedIpv6IsItsIpv4Address() throws {

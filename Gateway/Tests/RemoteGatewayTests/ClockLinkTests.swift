@@ -71,15 +71,22 @@ import Testing
 
     /// Runs a `ClockLink` against a fake clock that answers `version` with `versionReply`
     /// until the state line reaches the hub; the socket's path and the link's log lines.
-    static func linkLog(versionReply: String) async throws -> (path: String, log: [String]) {
+    /// With `clockLate`, the clock's socket appears only once the link has logged it unreachable.
+    static func linkLog(versionReply: String, clockLate: Bool = false) async throws -> (path: String, log: [String]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("clock-link-\(UUID().uuidString).sock").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try await fakeClock(at: path)
-        let serving = Task { try await serve(server, versionReply: versionReply) }
         let captured = Captured()
         let link = ClockLink(path: path, hub: LiveHub(), logger: captured.logger)
         let lines = link.hub.subscribe()
         let running = Task { await link.run() }
+        if clockLate {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !captured.lines.withLockedValue({ $0.contains { $0.contains("clock unreachable") } }), .now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        let server = try await fakeClock(at: path)
+        let serving = Task { try await serve(server, versionReply: versionReply) }
         // The pages get the state line (a stream that starts with the latest line), within 30 s.
         let arrival = Task {
             for await line in lines where line == state { return true }
@@ -123,6 +130,17 @@ import Testing
                 + "this gateway knows control protocol 1 and goes on with what it understands; "
                 + "install roundclock and roundclock-gateway of one release",
         ], "\(log)")
+    }
+
+    @Test func theFirstConnectionIsNotCalledReachableAgain() async throws {
+        let (_, log) = try await Self.linkLog(versionReply: ControlVersion(clock: "0.1.0-1").line)
+        #expect(!log.contains { $0.contains("reachable again") }, "\(log)")
+    }
+
+    @Test func aClockBackAfterBeingUnreachableIsReachableAgain() async throws {
+        let (path, log) = try await Self.linkLog(versionReply: ControlVersion(clock: "0.1.0-1").line, clockLate: true)
+        #expect(log.first?.hasPrefix("warning: clock unreachable: \(path)") == true, "\(log)")
+        #expect(log.filter { $0.contains("reachable again") } == ["notice: clock reachable again at \(path)"], "\(log)")
     }
 
     @Test func theWarningIsDecidedByTheReplyAlone() {

@@ -24,10 +24,11 @@ import Testing
         #expect(mine.allSatisfy { table.admit($0) != nil })
         #expect(table.admit(try channel("192.0.2.7")) == nil)
         #expect(table.admit(try channel("192.0.2.8")) != nil, "another client is not affected")
-        // One IPv6 /64 is one client.
-        let six = try (1...3).map { try channel("2001:db8:0:1::\($0)") }
-        #expect(six.prefix(2).allSatisfy { table.admit($0) != nil })
+        // Each IPv6 address is a client of its own, as the phones of one LAN share its /64.
+        let six = try ["fd00::bad", "fd00::bad", "fd00::c0c4"].map { try channel($0) }
+        #expect(six.allSatisfy { table.admit($0) != nil })
         #expect(table.count(from: AddressKey(six[0].remoteAddress)) == 2)
+        #expect(table.count(from: AddressKey(six[2].remoteAddress)) == 1)
         let counts = table.takeCounts()
         #expect(counts.refusedPerAddress == 1 && counts.busiestRefused == "192.0.2.7")
         #expect(table.takeCounts().isEmpty, "counts start again after each report")
@@ -66,6 +67,106 @@ import Testing
         }
         #expect(table.admit(try channel("192.0.2.99")) == nil)
         #expect(table.takeCounts().refusedFull == 1)
+    }
+
+    // MARK: TV pages without a session
+
+    static let viewerBounds = ConnectionBounds(perAddress: 3, total: 6, handshakeTimeout: .seconds(10), headTimeout: .seconds(10),
+                                               viewersPerAddress: 2, viewers: 3)
+
+    /// A connection past its head that became a viewer.
+    func viewer(_ ip: String, in table: ConnectionTable) throws -> (EmbeddedChannel, Bool) {
+        let c = try channel(ip)
+        let serial = try #require(table.admit(c))
+        #expect(table.headArrived(serial))
+        return (c, table.becomeViewer(c))
+    }
+
+    @Test func viewersHaveASmallCapPerAddressAndInAll() throws {
+        let table = ConnectionTable(bounds: Self.viewerBounds)
+        let (_, first) = try viewer("192.0.2.1", in: table)
+        let (_, second) = try viewer("192.0.2.1", in: table)
+        let (_, third) = try viewer("192.0.2.1", in: table)
+        #expect(first && second && !third, "two viewers from one address")
+        let (_, other) = try viewer("192.0.2.2", in: table)
+        let (_, overAll) = try viewer("192.0.2.3", in: table)
+        #expect(other && !overAll, "three viewers in all")
+        #expect(table.viewerCount == 3)
+        #expect(table.takeCounts().refusedViewers == 2)
+    }
+
+    @Test func aClosedViewerGivesItsViewerPlaceBack() throws {
+        let table = ConnectionTable(bounds: Self.viewerBounds)
+        let (c, _) = try viewer("192.0.2.1", in: table)
+        _ = try viewer("192.0.2.1", in: table)
+        _ = try c.close().wait()
+        c.embeddedEventLoop.run()
+        #expect(table.viewerCount == 1)
+        #expect(try viewer("192.0.2.1", in: table).1)
+    }
+
+    /// A table full of connections past their heads, `viewers` of them viewers (the oldest first).
+    func fullTable(viewers: Int) throws -> (ConnectionTable, [EmbeddedChannel]) {
+        let table = ConnectionTable(bounds: ConnectionBounds(perAddress: 3, total: 5, handshakeTimeout: .seconds(10),
+                                                             headTimeout: .seconds(10), viewersPerAddress: 3, viewers: 5))
+        var channels: [EmbeddedChannel] = []
+        for n in 1...5 {
+            if n <= viewers {
+                let (c, isViewer) = try viewer("192.0.2.\(n)", in: table)
+                #expect(isViewer)
+                channels.append(c)
+            } else {
+                // A request: a connection past its head.
+                let c = try channel("192.0.2.\(n)")
+                table.headArrived(try #require(table.admit(c)))
+                channels.append(c)
+            }
+        }
+        #expect(table.count() == 5 && table.viewerCount == viewers)
+        return (table, channels)
+    }
+
+    @Test func aPhoneAlwaysFindsAPlaceTheOldestViewerMakesRoom() throws {
+        let (table, all) = try fullTable(viewers: 5)
+        let coach = try channel("192.0.2.99")
+        let serial = try #require(table.admit(coach), "a place on trial while viewers hold places")
+        #expect(table.headArrived(serial, phone: true))
+        #expect(!all[0].isActive, "the oldest viewer was closed")
+        #expect(all.dropFirst().allSatisfy { $0.isActive })
+        #expect(table.count() == 5 && table.viewerCount == 4)
+        #expect(table.takeCounts().viewersClosed == 1)
+    }
+
+    @Test func overTheCapAHeadThatIsNoPhonesIsRefused() throws {
+        let (table, all) = try fullTable(viewers: 2)
+        let stranger = try channel("192.0.2.98")
+        let serial = try #require(table.admit(stranger))
+        #expect(!table.headArrived(serial, phone: false), "only a phone takes a viewer's place")
+        #expect(all.allSatisfy { $0.isActive })
+        #expect(table.count() == 5 && table.viewerCount == 2)
+        #expect(table.takeCounts().refusedFull == 1)
+        // A newcomer while one is on trial takes the trial's place (it has sent no head).
+        let first = try channel("192.0.2.97"), second = try channel("192.0.2.96")
+        _ = try #require(table.admit(first))
+        let secondSerial = try #require(table.admit(second))
+        #expect(!first.isActive && table.count() == 6)
+        #expect(table.headArrived(secondSerial, phone: true) && table.count() == 5 && table.viewerCount == 1)
+    }
+
+    @Test func aPhoneAsksTheSessionsOrLogsIn() throws {
+        let access = Access(pin: "4829130571", tls: false)
+        guard case .session(let token, _) = access.login(pin: "4829130571", client: "192.0.2.1") else {
+            Issue.record("no session"); return
+        }
+        func head(_ method: HTTPMethod, _ uri: String, cookie: String? = nil) -> HTTPRequestHead {
+            HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(cookie.map { [("Cookie", $0)] } ?? []))
+        }
+        #expect(access.isPhone(head(.POST, "/api/login")))
+        #expect(access.isPhone(head(.GET, "/api/state", cookie: "a=b; rc_session=\(token)")))
+        #expect(access.isPhone(head(.GET, "/api/display", cookie: "rc_session=\(token)")))
+        #expect(!access.isPhone(head(.GET, "/api/display")))
+        #expect(!access.isPhone(head(.GET, "/api/login")))
+        #expect(!access.isPhone(head(.GET, "/", cookie: "rc_session=\(String(repeating: "0", count: 64))")))
     }
 
     // MARK: the guard
@@ -112,6 +213,49 @@ import Testing
         let (stalled, stalledLoop, _) = try guarded(tls: true)
         stalledLoop.advanceTime(by: .seconds(10))
         #expect(!stalled.isActive, "a handshake that never finishes")
+    }
+
+    func answer(_ status: HTTPResponseStatus, on channel: EmbeddedChannel) throws -> HTTPResponseHead? {
+        try channel.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status)))
+        guard case .head(let head)? = try channel.readOutbound(as: HTTPServerResponsePart.self) else { return nil }
+        return head
+    }
+
+    @Test func underTLSEveryAnswerAsksForHTTPSOnly() throws {
+        let (channel, _, _) = try guarded(tls: true)
+        channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
+        try channel.writeInbound(head())
+        #expect(try answer(.ok, on: channel)?.headers["Strict-Transport-Security"] == ["max-age=31536000"])
+        #expect(try answer(.notFound, on: channel)?.headers["Strict-Transport-Security"] == ["max-age=31536000"])
+        let (plain, _, _) = try guarded()
+        try plain.writeInbound(head())
+        #expect(try answer(.ok, on: plain)?.headers["Strict-Transport-Security"] == [], "plain HTTP cannot ask for it")
+    }
+
+    @Test func timeoutAndTooLargeAnswersAreNotStored() throws {
+        let (channel, _, _) = try guarded()
+        try channel.writeInbound(head())
+        #expect(try answer(.requestTimeout, on: channel)?.headers["Cache-Control"] == ["no-store"])
+        #expect(try answer(.payloadTooLarge, on: channel)?.headers["Cache-Control"] == ["no-store"])
+    }
+
+    @Test func aConnectionThatLeavesWhatItIsSentUnreadIsClosed() throws {
+        let (channel, loop, table) = try guarded()
+        try channel.writeInbound(head())
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(9))
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(60))
+        #expect(channel.isActive, "it read in time")
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .milliseconds(9_999))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive)
+        #expect(table.takeCounts().stalled == 1)
     }
 
     @Test func everyAnswerGetsTheSecurityHeadersButTheUpgrade() throws {

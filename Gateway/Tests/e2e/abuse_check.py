@@ -3,11 +3,15 @@
 1,000+ malformed HTTP requests, WebSocket frames and control-socket lines (oversized, bad
 JSON, bad UTF-8, unknown commands, lying lengths, DNS-rebinding Host and Origin pairs), 100
 connections held open from 10 addresses (silent, or half a request head), and PIN guessing
-from five addresses, while the coach logs in and reads the state from another address every
-second. Checks: gateway and clock keep running; the held connections are closed by the head
-timeout; every one of the coach's logins and reads succeeds; nothing changed the session (no
-state but `running` in the frames file); nothing without the PIN got a 2xx from /api;
-display lateness p99 during the flood within FACTOR x idle (default 2, or `--factor`).
+from five addresses, and 300 TV page sockets (`/api/display`, no PIN) from 16 addresses, a
+third of them never reading, while the coach logs in and reads the state from another address
+every second. Checks: gateway and clock keep running; the held connections are closed by the
+head timeout; every one of the coach's logins and reads succeeds; nothing changed the session
+(no state but `running` in the frames file); nothing without the PIN got a 2xx from /api;
+the TV sockets got no more than their caps (4 per address, 32 in all); with the TV sockets
+still open, a coach from a new address logs in and stops the clock within 1 s; the gateway's
+RSS stays within idle + RSS_BOUND_MB; display lateness p99 during the flood within FACTOR x
+idle (default 2, or `--factor`).
 
     python3 Gateway/Tests/e2e/abuse_check.py [--seconds S] [--factor F] [--fifo | --as-deployed]
 """
@@ -143,6 +147,58 @@ def is_open(s):
         return False
 
 
+# TV sockets: how many, from how many addresses, and the gateway's caps for them.
+VIEWER_SOCKETS, VIEWER_ADDRESSES, VIEWERS_PER_ADDRESS, VIEWERS = 300, 16, 4, 32
+# The gateway's RSS may grow by this much over its idle RSS during the flood.
+RSS_BOUND_MB = 64
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def open_viewer(port, n):
+    """A TV page's WebSocket without a session from 127.0.3.(n % 16 + 1); every third never
+    reads (the smallest receive buffer, nothing read after the upgrade's status line). Returns
+    (socket, reads, status line or 'closed')."""
+    reads = n % 3 != 0
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if not reads:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+    s.settimeout(30)
+    s.bind((f"127.0.3.{n % VIEWER_ADDRESSES + 1}", 0))
+    key = base64.b64encode(os.urandom(16)).decode()
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall((f"GET /api/display HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        status = s.recv(12).decode("latin-1")
+    except OSError:
+        status = ""
+    return s, reads, status.split(" ")[1] if status.startswith("HTTP/1.1 ") else "closed"
+
+
+def drain(viewers, stop):
+    """Reads whatever the gateway sends the reading TV sockets until `stop`."""
+    readers = [s for s, reads, status in viewers if reads and status == "101"]
+    for s in readers:
+        s.setblocking(False)
+    while not stop.is_set() and readers:
+        for s in list(readers):
+            try:
+                if not s.recv(65536):
+                    readers.remove(s)
+            except BlockingIOError:
+                pass
+            except OSError:
+                readers.remove(s)
+        stop.wait(0.05)
+
+
 def socket_lines(path, rng):
     lines = [b"{\n", b"\xff\xfe\n", b'{"command": "fly"}\n', b"[]\n", b'{"command": 1}\n', b"x" * 200_000 + b"\n", b"\n",
              b'{"command": "program", "program": "\xc3\x28"}\n']
@@ -255,20 +311,49 @@ def main():
                 counts["socket"] += 1
                 n -= 1
 
+        rss_idle = rss_mb(rig.gateway.pid)
+        rss_peak = [rss_idle]
+
+        def rss_worker():
+            while not stop.is_set():
+                rss_peak[0] = max(rss_peak[0], rss_mb(rig.gateway.pid))
+                stop.wait(0.2)
+
+        viewers = [open_viewer(rig.port, n) for n in range(VIEWER_SOCKETS)]
+        viewer_status = {}
+        for _, _, status in viewers:
+            viewer_status[status] = viewer_status.get(status, 0) + 1
+        print(f"TV sockets: {VIEWER_SOCKETS} from {VIEWER_ADDRESSES} addresses, every third never reading: {viewer_status}")
+        assert viewer_status.get("101", 0) <= VIEWERS, f"more TV sockets than {VIEWERS} upgraded: {viewer_status}"
         cases = http_cases(rng, cookie, rig.port)
         workers = [threading.Thread(target=http_worker, args=(cases[i::4],)) for i in range(4)]
         workers += [threading.Thread(target=coach_worker), threading.Thread(target=guess_worker)]
         workers += [threading.Thread(target=ws_worker, args=(150,)) for _ in range(2)]
         workers += [threading.Thread(target=socket_worker, args=(100,)) for _ in range(2)]
+        workers += [threading.Thread(target=drain, args=(viewers, stop)), threading.Thread(target=rss_worker)]
         flood_from = max(f["t"] for f in rig.frame_lines())
         started = time.monotonic()
         for w in workers:
             w.start()
-        for w in workers:
+        for w in workers[:-2]:
             w.join()
         flood_seconds = time.monotonic() - started
         flood_to = max(f["t"] for f in rig.frame_lines())
+        # The session so far, then the coach's STOP from a new address with the TV sockets open.
+        states = {f.get("state") for f in rig.frame_lines() if "state" in f}
+        stop_started = time.monotonic()
+        status, _, body, cookies = rig.request("POST", "/api/login", {"pin": PIN}, source="127.0.0.10")
+        assert status == 200, ("the coach's login from 127.0.0.10 with the TV sockets open", status, body)
+        status, _, body, _ = rig.request("POST", "/api/command", {"command": "stop"}, cookie=cookies[0].split(";")[0],
+                                         source="127.0.0.10")
+        stop_seconds = time.monotonic() - stop_started
+        assert status == 200, ("the coach's STOP from 127.0.0.10 with the TV sockets open", status, body)
+        open_viewers = sum(1 for s, _, status in viewers if status == "101" and is_open(s))
         stop.set()
+        for w in workers[-2:]:
+            w.join()
+        for s, _, _ in viewers:
+            s.close()
         still_open = [s for s in held if is_open(s)]
         held_for = time.monotonic() - held_from
         for s in held:
@@ -285,13 +370,18 @@ def main():
         assert guesses["other"] == 0 and guesses["429"] > guesses["401"], guesses
         assert rig.gateway.poll() is None, "the gateway died"
         assert rig.clock.poll() is None, "the clock died"
-        status, _, body, _ = rig.request("GET", "/api/state", cookie=cookie)
-        assert status == 200 and json.loads(body)["state"] == "running", (status, body)
-        states = {f.get("state") for f in rig.frame_lines() if "state" in f}
         assert states == {"ready", "running"} or states == {"running"}, f"the session changed: {states}"
         assert not accepted_without_pin, accepted_without_pin[:5]
         print("ok: gateway and clock running, the session untouched (states seen: " + ", ".join(sorted(states))
               + "), nothing accepted without the PIN")
+        assert stop_seconds <= 1, f"the coach's login and STOP took {stop_seconds:.2f} s"
+        status, _, body, _ = rig.request("GET", "/api/state", cookie=cookie)
+        assert status == 200 and json.loads(body)["state"] != "running", (status, body)
+        print(f"ok: with {open_viewers} TV sockets still open, the coach from 127.0.0.10 logged in and stopped "
+              f"the clock in {stop_seconds:.2f} s (limit 1 s)")
+        assert rss_peak[0] <= rss_idle + RSS_BOUND_MB, f"gateway RSS {rss_peak[0]:.0f} MB, idle {rss_idle:.0f} MB"
+        print(f"ok: gateway RSS {rss_idle:.0f} MB idle, at most {rss_peak[0]:.0f} MB during the flood "
+              f"(bound: idle + {RSS_BOUND_MB} MB)")
         n_idle, p50_idle, p99_idle = lateness_us(rig.frame_lines(), idle_from, idle_to)
         n_flood, p50_flood, p99_flood = lateness_us(rig.frame_lines(), flood_from, flood_to + 1)
         print(f"display lateness idle: {n_idle} changes, p50 {p50_idle:.0f} us, p99 {p99_idle:.0f} us")

@@ -17,6 +17,8 @@ every hole it has.
 - distributed PIN guessing from five addresses: each is throttled, the coach's right PIN
   from a sixth logs in at once, and the log has one line per guessing address, not one per
   guess; a generated PIN has at least 10 digits;
+- over IPv6, in a network namespace with fd00:: addresses (run as root): five wrong PINs from
+  fd00::bad hold back no new phone of the same /64 (fd00::c0c4);
 - a WebSocket opened before logout closes at logout;
 - error answers (404, 413, 401, a refused upgrade, 421) carry the security headers;
   `HEAD /` answers like `GET /` without the body.
@@ -28,6 +30,9 @@ know the key.
 """
 import argparse
 import base64
+import ctypes
+import http.client
+import json
 import os
 import resource
 import select
@@ -220,6 +225,57 @@ def pin_guessing(rig):
     print(f"ok: 25 wrong PINs from {len(guessers)} addresses logged in {lines} lines")
 
 
+def in_netns(name, function):
+    """Runs `function` on a thread of its own inside the network namespace `name`."""
+    result = {}
+
+    def run():
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(f"/run/netns/{name}", os.O_RDONLY)
+        try:
+            if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+                raise OSError(ctypes.get_errno(), f"setns {name}")
+        finally:
+            os.close(fd)
+        try:
+            result["value"] = function()
+        except BaseException as error:  # noqa: B902 (re-raised on the caller's thread)
+            result["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+@case("IPv6: one address's guessing and another's right PIN")
+def ipv6_pin_guessing(config, limits):
+    assert os.geteuid() == 0, "needs root for a network namespace"
+    ns = f"rc-hardening-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
+        for address in ("fd00::1", "fd00::bad", "fd00::c0c4"):
+            subprocess.run(["ip", "-n", ns, "addr", "add", f"{address}/64", "dev", "lo", "nodad"], check=True)
+        with Rig(config=config, gateway_prefix=["ip", "netns", "exec", ns] + limits, listen="[::]:0") as rig:
+            def login(pin, source):
+                connection = http.client.HTTPConnection("fd00::1", rig.port, timeout=30, source_address=(source, 0))
+                connection.request("POST", "/api/login", body=json.dumps({"pin": pin}), headers={"Content-Type": "application/json"})
+                status = connection.getresponse().status
+                connection.close()
+                return status
+
+            guesses = in_netns(ns, lambda: [login("0000000000", "fd00::bad") for _ in range(6)])
+            assert guesses == [401] * 5 + [429], f"fd00::bad: {guesses}"
+            status = in_netns(ns, lambda: login(PIN, "fd00::c0c4"))
+            assert status == 200, f"the new phone fd00::c0c4 with the right PIN: {status}"
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    print("ok: IPv6: fd00::bad guessed [401 x5, 429]; a new phone at fd00::c0c4 in the same /64 logs in at once")
+
+
 @case("the generated PIN's length")
 def generated_pin(rig):
     state = os.path.join(rig.dir, "fresh-pin-state")
@@ -280,6 +336,9 @@ def error_headers(rig, cookie):
         missing = SECURITY_HEADERS - set(headers)
         assert not missing, f"the {name} answer ({status}) lacks {', '.join(sorted(missing))}"
     print("ok: " + ", ".join(f"{n} ({a[0]})" for n, a in answers.items()) + " carry the security headers")
+    status, headers, _, _ = answers["413"]
+    assert status == 413 and headers.get("cache-control") == "no-store", (status, headers)
+    print("ok: the 413 answer carries Cache-Control: no-store")
 
 
 @case("HEAD /")
@@ -309,6 +368,7 @@ def main():
         rebinding(rig, cookie, configured)
         logout_closes_websocket(rig)
         pin_guessing(rig)
+        ipv6_pin_guessing(config, limits)
         generated_pin(rig)
         error_headers(rig, cookie)
         head_request(rig)

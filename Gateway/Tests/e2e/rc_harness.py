@@ -97,10 +97,10 @@ def terminate(*processes):
 class Rig:
     """Clock + gateway in a temporary directory. `frames` may be a path or None (a file in
     the directory); `clock_args` are added to `roundclock run`; `clock_prefix` and `gateway_prefix` go before
-    each command (e.g. `unit_scheduling(CLOCK_UNIT)`)."""
+    each command (e.g. `unit_scheduling(CLOCK_UNIT)`); the gateway listens on `listen`."""
 
     def __init__(self, clock_args=(), frames=None, config=CONFIG, start_clock=True, tls=False, clock_prefix=(),
-                 gateway_prefix=()):
+                 gateway_prefix=(), listen="127.0.0.1:0"):
         self.dir = tempfile.mkdtemp(prefix="rc-e2e-")
         self.tls = None
         if tls:
@@ -120,6 +120,7 @@ class Rig:
         self.clock_args = list(clock_args)
         self.clock_prefix = list(clock_prefix)
         self.gateway_prefix = list(gateway_prefix)
+        self.listen = listen
         self.clock = None
         self.gateway = None
         self.gateway_log = []
@@ -142,7 +143,7 @@ class Rig:
             self.clock.wait(timeout=60)
 
     def start_gateway(self):
-        args = self.gateway_prefix + [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", "127.0.0.1:0",
+        args = self.gateway_prefix + [GATEWAY, "--config", self.config, "--control", self.socket, "--listen", self.listen,
                 "--state-dir", os.path.join(self.dir, "gateway-state")]
         self.gateway = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, text=True)
@@ -150,7 +151,7 @@ class Rig:
         line = wait_for(lambda: next((l for l in self.gateway_log if "listening on" in l), None)
                         or (self.gateway.poll() is not None and "exited"), what="the gateway to listen")
         assert line != "exited", f"the gateway exited: {self.gateway_log}"
-        match = re.search(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
+        match = re.search(r"listening on (https?)://\S+:(\d+);", line)
         assert match, line
         self.port = int(match.group(2))
         self.origin = f"{match.group(1)}://127.0.0.1:{self.port}"

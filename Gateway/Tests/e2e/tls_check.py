@@ -21,9 +21,12 @@ def main():
     with Rig(tls=True) as rig:
         assert rig.origin.startswith("https://"), rig.origin
         print("ok: the gateway logs", rig.origin)
-        status, _, body, _ = rig.request("GET", "/")
+        status, headers, body, _ = rig.request("GET", "/")
         assert status == 200 and b"RoundClock" in body
         print("ok: GET / over HTTPS, certificate verified")
+        hsts = [rig.request("GET", path)[1].get("strict-transport-security") for path in ("/", "/nothing", "/api/state")]
+        assert hsts == ["max-age=31536000"] * 3, hsts
+        print("ok: every answer over HTTPS (200, 404, 401) carries Strict-Transport-Security: max-age=31536000")
         status, _, _, _ = rig.request("POST", "/api/login", {"pin": PIN}, headers={"Origin": "http://127.0.0.1:%d" % rig.port})
         assert status == 403, status
         print("ok: an http:// Origin is refused under TLS: 403")
