@@ -413,6 +413,7 @@ def check_saved_program_is_counted():
             config = f.read()
         with open(rig.config, "w") as f:
             f.write(config.replace("[programs]\n", '[programs]\nx = "8 x 0:20/0:10"\n'))
+        rig.gateway_log = []
         rig.start_gateway()
         cookie = rig.login()
         assert rig.command(cookie, "program", program="x") == (200, {"ok": True})
