@@ -1,4 +1,5 @@
 import ControlProtocol
+import JSON
 import RoundClockCore
 
 /// The program a clock link's state lines run, as the clock itself defined it: the last
@@ -40,5 +41,31 @@ public struct ClockReports: Sendable {
         let state = ControlState.parse(line)
         let program = running.update(state)
         return state.map { SessionReport($0, program: program, realtimeNow: realtimeNow) }
+    }
+}
+
+/// A clock link's latest line as a new subscriber of its hub gets it: a state line of the
+/// program the clock last defined carries that definition, as the clock's own first line to a
+/// subscriber does, so a page or service that subscribes late still knows the program.
+struct LatestLine: Sendable {
+    private var line: String?
+    /// The program the clock last defined, and its definition as a state line's member.
+    private var defined: (program: String, member: String)?
+    private var lacksDefinition = false
+
+    mutating func update(_ line: String) {
+        self.line = line
+        guard let state = ControlState.parse(line) else {
+            defined = nil
+            lacksDefinition = false
+            return
+        }
+        if let definition = state.definition { defined = (state.program, ProgramDefinition.json(definition).encoded) }
+        lacksDefinition = state.definition == nil && defined?.program == state.program
+    }
+
+    var first: String? {
+        guard let line, lacksDefinition, let defined else { return line }
+        return String(line.dropLast()) + #", "definition": "# + defined.member + "}"
     }
 }
