@@ -8,15 +8,8 @@ import Testing
 /// after each change of the program, also a save over the program shown under its name.
 @Suite struct ProgramDefinitionLineTests {
     @Test func theProgramIsOnAFirstLineAndOnEachChangeOnly() async throws {
-        let clock = VirtualClock()
-        let start = clock.now
-        let hub = try ControlHub()
-        let control = ControlStateObserver(hub: hub)
-        let clocks = SessionClocks<VirtualClock.Instant>.advancing(with: clock, from: start, realtimeAtStart: .seconds(1_000))
-        let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, inbox: inbox, display: emulatedBoard(),
-                              observer: Observers(members: [control], events: [SessionSharing(state: control, clocks: clocks)]),
-                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(4))), endWhenIdle: true)
+        let rig = try SharingLoop(until: .seconds(4))
+        let (clock, start, hub, inbox) = (rig.clock, rig.start, rig.hub, rig.inbox)
         let first = try ProgramSpec.parse("3 x 0:20/0:10").named("x")
         let savedOver = try ProgramSpec.parse("2 x 0:07/0:03").named("x")
         inbox.post(.start, at: start)
@@ -26,7 +19,7 @@ import Testing
             inbox.post(.catalog(Presets.cycle + [savedOver], at: start.advanced(by: .seconds(2))))
         }
         #expect(hub.subscribe() == nil)
-        _ = await loop.run(Controller<VirtualClock.Instant>(program: first, catalog: Presets.cycle + [first]))
+        _ = await rig.loop.run(Controller<VirtualClock.Instant>(program: first, catalog: Presets.cycle + [first]))
 
         let lines = hub.take().states.map(\.line)
         let read = lines.compactMap(ControlState.parse)
