@@ -93,9 +93,9 @@ public struct ControlState: Sendable, Hashable {
     public var line: String { json.encoded }
 
     /// Reads a state line (for clients); `nil` if it is not one (also when its `session`,
-    /// `persistence` or `definition` is malformed: `SessionShare.parse` says why). Members it does not know, on the line or
-    /// in its `session`, are ignored: a newer clock may add them (docs/control-protocol.md
-    /// "Versioning").
+    /// `persistence` or `definition` is malformed: `SessionShare.parse` says why). Members it
+    /// does not know, on the line or in its `session`, are ignored: a newer clock may add them
+    /// (docs/control-protocol.md "Versioning").
     public static func parse(_ line: String) -> ControlState? {
         guard let value = try? JSONParser(maxBytes: 64 * 1024).parse(line),
               let state = value["state"]?.string, let phase = value["phase"]?.string,

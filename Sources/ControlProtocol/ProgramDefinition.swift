@@ -5,9 +5,9 @@ import RoundClockCore
 /// program's definition"): what rebuilds the clock's `Program` exactly, so a viewer computes
 /// the phases, times and signals the panels show, whatever its own config says the name means.
 ///
-///     {"kind": "intervals", "label": "FGB", "countdown_beeps": 3, "phases": [
-///      {"kind": "prep", "length_ns": 10000000000, "round": 0},
-///      {"kind": "work", "length_ns": 60000000000, "round": 1, "label": "WALL", "callout": "wall balls"}]}
+///     {"kind": "intervals", "label": "JMPS", "countdown_beeps": 3, "phases": [
+///      {"kind": "prep", "length_ns": 5000000000, "round": 0},
+///      {"kind": "work", "length_ns": 7000000000, "round": 1, "label": "JUMP", "callout": "jumps"}]}
 ///
 /// A member at its default is left out: `counting` `down`, `set` 0, no `label`, `callout` or
 /// `halfway`, `start` as the kind has it (`start` for work, none otherwise; `null`: none).

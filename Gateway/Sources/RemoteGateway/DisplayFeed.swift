@@ -53,7 +53,8 @@ public struct DisplayFeed: Sendable {
         }
         let session = state.session.map { $0.json(withAdopted: false) } ?? .null
         let offset = JSONValue.int(utcOffset(realtimeNow))
-        let key = JSONValue.array([.string(state.state), .string(state.program), .int(program == nil ? 0 : running.changes), session, offset,
+        let definition = JSONValue.int(program == nil ? 0 : running.changes)
+        let key = JSONValue.array([.string(state.state), .string(state.program), definition, session, offset,
                                    .array(panels.map { .string($0.role + "=" + $0.text) })])
         guard key != lastKey else { return nil }
         lastKey = key

@@ -23,8 +23,8 @@ public final class LiveHub: Sendable {
     public init() {}
 
     /// A stream of lines that starts with the latest one (with the running program's
-    /// definition, `LatestLine`); it ends when the caller's task
-    /// is cancelled, the subscription is dropped, or `end(session:)` ends its session.
+    /// definition, `LatestLine`); it ends when the caller's task is cancelled, the
+    /// subscription is dropped, or `end(session:)` ends its session.
     public func subscribe(session: String? = nil) -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedLines))
         let id = subscribers.withLockedValue { s in
