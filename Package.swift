@@ -64,8 +64,9 @@ let package = Package(
         // Pure: a strict RFC 8259 reader (bounded size and depth, UTF-8 only, one-line errors)
         // and the one JSON writer (frames file, control socket). No Foundation, no C.
         .target(name: "JSON", dependencies: ["Hex"], swiftSettings: crossModule),
-        // Pure: the control socket's wire contract: request, reply and state lines. No Foundation, no C.
-        .target(name: "ControlProtocol", dependencies: ["JSON"], swiftSettings: crossModule),
+        // Pure: the control socket's wire contract: request, reply and state lines (with the
+        // running program's definition, a core `Program`). No Foundation, no C.
+        .target(name: "ControlProtocol", dependencies: ["JSON", "RoundClockCore"], swiftSettings: crossModule),
         // Pure: fonts, Frame, backpack layouts <-> 16-byte HT16K33 display RAM.
         .target(name: "SegmentDisplay", dependencies: ["Hex"], swiftSettings: crossModule),
         // Pure: a board's panel specs (role, backpack layout, I2C address), below the drivers so
@@ -179,7 +180,7 @@ let package = Package(
         .testTarget(name: "SpeakerTests", dependencies: ["Speaker", "Sound", "Platform"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Sound"]),
         // The JSON reader and writer, and the control socket's wire contract on top of them.
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "TestSupport"] + propertyBased),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "ControlProtocol", "RoundClockCore", "TestSupport"] + propertyBased),
         .testTarget(name: "HT16K33Tests", dependencies: ["HT16K33", "I2C", "I2CPlayback", "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "HT16K33", "I2C", "SegmentDisplay", "TestSupport"]),
         .testTarget(name: "RoundClockBenchTests", dependencies: ["RoundClockBench", "RoundClockCore", "RoundClockService", "Panels"]),

@@ -218,7 +218,9 @@ async function save(event) {
   event.preventDefault();
   const result = await api("POST", "/api/editor/save", { toml: formToToml() });
   if (result.json && result.json.ok) {
-    $("saved").textContent = `saved ${result.json.program.name} on the clock (${result.json.program.total})`;
+    const replaced = result.json.replaced;
+    $("saved").textContent = `saved ${result.json.program.name} on the clock (${result.json.program.total})`
+      + (replaced ? `. Replaced “${replaced.name}” (${replaced.plan}, ${replaced.total})` : "");
     $("check-error").textContent = "";
     await loadList();
   } else {

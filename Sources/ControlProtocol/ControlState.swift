@@ -1,4 +1,5 @@
 import JSON
+import RoundClockCore
 
 /// What a subscriber receives, on one line per display change, in the frames file's words:
 /// `{"state": "running", "phase": "work", "round": 1, "rounds": 12, "program": "boxing",
@@ -22,6 +23,11 @@ public struct ControlState: Sendable, Hashable {
     /// Whether the clock keeps the session in its state directory; `nil` on lines of a clock
     /// that keeps none (written without the member).
     public var persistence: Persistence?
+    /// The running program's definition (`ProgramDefinition`), named `program`: on a
+    /// subscriber's first line and on each line whose program differs from the one before
+    /// (another program, or the same name saved over); `nil` on the others and on lines of a
+    /// clock that does not send it (written without the member).
+    public var definition: Program?
 
     /// `{"on": true}`, or `{"on": false, "reason": "..."}` while the state directory cannot be
     /// written (the reason names the file and the errno).
@@ -57,7 +63,7 @@ public struct ControlState: Sendable, Hashable {
     }
 
     public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel],
-                session: SessionShare? = nil, persistence: Persistence? = nil) {
+                session: SessionShare? = nil, persistence: Persistence? = nil, definition: Program? = nil) {
         self.state = state
         self.phase = phase
         self.round = round
@@ -67,6 +73,7 @@ public struct ControlState: Sendable, Hashable {
         self.panels = panels
         self.session = session
         self.persistence = persistence
+        self.definition = definition
     }
 
     public var json: JSONValue {
@@ -78,16 +85,17 @@ public struct ControlState: Sendable, Hashable {
         ]
         if let session { members.append(JSONMember("session", session.json())) }
         if let persistence { members.append(JSONMember("persistence", persistence.json)) }
+        if let definition { members.append(JSONMember("definition", ProgramDefinition.json(definition))) }
         return .object(members)
     }
 
     /// The state as its line (without the newline).
     public var line: String { json.encoded }
 
-    /// Reads a state line (for clients); `nil` if it is not one (also when its `session`
-    /// or `persistence` is malformed: `SessionShare.parse` says why). Members it does not know, on the line or
-    /// in its `session`, are ignored: a newer clock may add them (docs/control-protocol.md
-    /// "Versioning").
+    /// Reads a state line (for clients); `nil` if it is not one (also when its `session`,
+    /// `persistence` or `definition` is malformed: `SessionShare.parse` says why). Members it
+    /// does not know, on the line or in its `session`, are ignored: a newer clock may add them
+    /// (docs/control-protocol.md "Versioning").
     public static func parse(_ line: String) -> ControlState? {
         guard let value = try? JSONParser(maxBytes: 64 * 1024).parse(line),
               let state = value["state"]?.string, let phase = value["phase"]?.string,
@@ -110,7 +118,12 @@ public struct ControlState: Sendable, Hashable {
             guard let read = Persistence.parse(value) else { return nil }
             persistence = read
         }
+        var definition: Program?
+        if let value = value["definition"] {
+            guard let read = ProgramDefinition.parse(value, name: program) else { return nil }
+            definition = read
+        }
         return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness,
-                            panels: panels, session: session, persistence: persistence)
+                            panels: panels, session: session, persistence: persistence, definition: definition)
     }
 }

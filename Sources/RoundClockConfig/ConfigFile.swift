@@ -2,9 +2,9 @@ import TOML
 import RoundClockCore
 
 extension Config {
-    /// Preset names a custom program may not take (MODE and `--program` use them):
-    /// `Presets.names` without their argument syntax (`emom[:N]` → `emom`).
-    public static let reservedNames = Presets.names.map { String($0.prefix { $0 != "[" && $0 != ":" }) }
+    /// Preset names a custom program may not take (`Presets.reservedNames`: MODE, `--program`
+    /// and the presets outside the cycle use them).
+    public static let reservedNames = Presets.reservedNames
 
     /// Reads and validates a configuration file; errors name the file and the line or key path.
     /// Without `readingSoundFiles` (the gateway, which plays nothing and may not read the
@@ -138,12 +138,13 @@ extension Config {
 
     private static func selectedProgram(_ spec: String, config: Config, reader: TOMLReader) throws(ConfigError) -> Program {
         if let custom = config.programs.first(where: { $0.name == spec.trimmed }) { return custom }
+        let names = config.programs.map(\.name)
         do {
-            return try ProgramSpec.parse(spec)
+            return try ProgramSpec.parse(spec, alsoNamed: names)
         } catch {
-            let names = config.programs.map(\.name)
-            let hint = names.isEmpty ? "" : "; or a name from [programs]: \(names.joined(separator: ", "))"
-            throw reader.fail("program", error.description + hint)
+            var error = error
+            if !names.isEmpty { error.expected += "; or a name from [programs]: \(names.joined(separator: ", "))" }
+            throw reader.fail("program", error.description)
         }
     }
 

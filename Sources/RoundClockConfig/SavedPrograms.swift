@@ -88,6 +88,42 @@ public struct SavedPrograms: Sendable, Hashable {
         return (saved, refused)
     }
 
+    /// The saved file's `text` with each program named as a preset (saved before presets
+    /// outside the MODE cycle were reserved) renamed `NAME-saved` (`-saved-2`, ... when that
+    /// is taken here or in `taken`), so it loads without hiding the preset: the new text and
+    /// each renaming.
+    public static func renamingPresetNames(_ text: String, taken: [String]) -> (text: String, renamed: [(from: String, to: String)]) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var names = Set(taken + lines.compactMap { headerName($0)?.name })
+        var renamed: [(from: String, to: String)] = []
+        let out = lines.map { line -> String in
+            guard let header = headerName(line), Presets.reservedNames.contains(header.name) else { return line }
+            if let earlier = renamed.first(where: { $0.from == header.name }) { return header.prefix + earlier.to + header.rest }
+            var to = "\(header.name)-saved"
+            var count = 1
+            while names.contains(to) {
+                count += 1
+                to = "\(header.name)-saved-\(count)"
+            }
+            names.insert(to)
+            renamed.append((header.name, to))
+            return header.prefix + to + header.rest
+        }
+        return (out.joined(separator: "\n"), renamed)
+    }
+
+    /// The program's name in a line `[programs.NAME...` or `[[programs.NAME...` (quotes
+    /// allowed), with what comes before and after it.
+    private static func headerName(_ line: String) -> (prefix: String, name: String, rest: String)? {
+        guard let opening = ["[[programs.", "[programs."].first(where: { line.hasPrefix($0) }) else { return nil }
+        var rest = Substring(line.dropFirst(opening.count))
+        let quoted = rest.first == "\""
+        if quoted { rest = rest.dropFirst() }
+        let name = rest.prefix { $0 != "." && $0 != "]" && $0 != "\"" && !$0.isWhitespace }
+        guard !name.isEmpty else { return nil }
+        return (opening + (quoted ? "\"" : ""), String(name), String(rest.dropFirst(name.count)))
+    }
+
     /// The saved programs with `snippet` added (or replacing the one of its name): its
     /// program, and the file's new text. A name the config file has (`configured`) is
     /// refused: the config wins.

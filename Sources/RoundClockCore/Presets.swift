@@ -136,9 +136,12 @@ public enum Presets {
     /// Preset names with the argument syntax they take, for help texts and errors.
     public static let names = ["boxing", "mma", "muaythai", "tabata", "emom[:N]", "amrap[:M]", "fortime[:M]", "countdown:M:SS", "stopwatch", "clock"]
 
-    /// The presets outside the MODE cycle. Not reserved as `[programs]` names: a config that
-    /// defines a program of one of these names stays valid, and its program wins.
+    /// The presets outside the MODE cycle, named as `names` are.
     public static let moreNames = ["fgb", "bjj", "deathby[:M]"]
+
+    /// Every preset's name without its argument syntax (`emom[:N]` → `emom`): no program of
+    /// the config file or the editor may take one, so a name always means one program.
+    public static let reservedNames = (names + moreNames).map { String($0.prefix { $0 != "[" && $0 != ":" }) }
 
     /// The presets `programs` lists after the MODE cycle (MODE does not reach them; select
     /// them with `program`, `--program` or a `[programs]` entry), with default arguments.

@@ -2,18 +2,20 @@
 /// a preset name with its `:ARG`, or a one-line DSL such as
 /// `10 x 0:45/0:15, prep 0:10, warn 0:05`.
 public enum ProgramSpec {
-    public static func parse(_ spec: String) throws(SpecError) -> Program {
+    /// `names`: the other programs' names (the config's), which an unknown name's "did you
+    /// mean" hint considers with the presets'.
+    public static func parse(_ spec: String, alsoNamed names: [String] = []) throws(SpecError) -> Program {
         let text = spec.trimmed
         guard !text.isEmpty else {
             throw SpecError(spec: spec, token: "", expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
         }
         if let first = text.first, first.isLetter, !text.contains(",") {
-            return try preset(text, spec: spec)
+            return try preset(text, spec: spec, names: names)
         }
         return try ProgramDSL.parse(text, spec: spec)
     }
 
-    private static func preset(_ text: String, spec: String) throws(SpecError) -> Program {
+    private static func preset(_ text: String, spec: String, names: [String]) throws(SpecError) -> Program {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let name = parts[0].lowercased()
         let args = Array(parts.dropFirst())
@@ -49,7 +51,8 @@ public enum ProgramSpec {
                 }
                 return try Presets.countdown(length)
             default:
-                throw SpecError(spec: spec, token: name, expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
+                throw SpecError(spec: spec, token: name, expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"",
+                                suggestion: NearestName.of(name, among: Presets.reservedNames + names))
             }
         } catch let error as SpecError {
             throw error
@@ -67,8 +70,10 @@ public struct SpecError: Error, Sendable, Hashable, CustomStringConvertible {
     public var spec: String
     public var token: String
     public var expected: String
+    /// The name the spec most likely meant (an unknown name close to a known one).
+    public var suggestion: String?
     public var description: String {
-        "bad program \"\(spec)\": \"\(token)\" — expected \(expected)"
+        "bad program \"\(spec)\": \"\(token)\" — expected \(expected)" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
     }
 }
 

@@ -104,7 +104,10 @@ final class ProgramLibrary: Sendable {
         }
         if let why = underway(next.program.name, state: state, word: "program-save") { return ControlReply.failed(why).line }
         if let why = store(next.saved, directory: directory, path: path, word: "program-save") { return ControlReply.failed(why).line }
-        return ProgramReplies.ok(["program": ProgramReplies.json(next.program)])
+        guard let replaced = current.programs.first(where: { $0.name == next.program.name }) else {
+            return ProgramReplies.ok(["program": ProgramReplies.json(next.program)])
+        }
+        return ProgramReplies.ok(["program": ProgramReplies.json(next.program), "replaced": ProgramReplies.replaced(replaced)])
     }
 
     private func delete(_ name: String, state: ControlState?) -> String {
@@ -164,14 +167,15 @@ final class ProgramLibrary: Sendable {
     }
 
     private func load(_ path: String) -> SavedPrograms {
-        let text: String
+        let read: String
         do throws(SystemError) {
-            text = try SmallFiles.readText(path, limit: SavedPrograms.maxBytes, followSymlinks: false)
+            read = try SmallFiles.readText(path, limit: SavedPrograms.maxBytes, followSymlinks: false)
         } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR, error.operation == "open" { return SavedPrograms() }
             setAside(path, because: error.description)
             return SavedPrograms()
         }
+        let text = renamingPresetNames(read, path: path)
         var loaded: SavedPrograms
         do {
             loaded = try SavedPrograms.load(text, file: path)
@@ -182,6 +186,22 @@ final class ProgramLibrary: Sendable {
             logger.warning("programs: \(path): \(name) is also in the config file; the config's is used")
         }
         return loaded
+    }
+
+    /// `text` with each program named as a preset renamed (`SavedPrograms.renamingPresetNames`),
+    /// one logged line each, and written back: the preset keeps its name, the program is kept.
+    private func renamingPresetNames(_ text: String, path: String) -> String {
+        let (renamedText, renamed) = SavedPrograms.renamingPresetNames(text, taken: configured.map(\.name))
+        guard !renamed.isEmpty, let directory else { return text }
+        for (from, to) in renamed {
+            logger.warning("programs: \(path): \(from) is a preset's name; the saved program is renamed \(to)")
+        }
+        do throws(SystemError) {
+            try write(renamedText, path, "\(directory)/.\(SavedPrograms.fileName).tmp", directory)
+        } catch {
+            logger.error("programs: cannot write \(path) back: \(error); the renamed programs are kept until the next start")
+        }
+        return renamedText
     }
 
     /// A file that does not read as a whole: it is set aside as it is, and the programs that

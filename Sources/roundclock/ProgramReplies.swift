@@ -36,6 +36,15 @@ enum ProgramReplies {
         ])
     }
 
+    /// The saved program a save replaced: its name, plan and total, as it was.
+    static func replaced(_ program: Program) -> JSONValue {
+        .object([
+            JSONMember("name", .string(program.name)),
+            JSONMember("plan", .string(program.plan)),
+            JSONMember("total", .string(program.totalDescription)),
+        ])
+    }
+
     /// One entry of the `programs` reply: where it comes from, its plan and total, and a
     /// saved one's snippet.
     static func listed(_ program: Program, source: String, toml: String?) -> JSONValue {

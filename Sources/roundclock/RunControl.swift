@@ -55,7 +55,7 @@ extension Run {
     /// Why `spec` names no program the clock can run, as `--program` would say it; `nil` if it does.
     static func whyNotRunnable(_ spec: String, config: Config) -> String? {
         guard config.resolveProgram(spec) == nil else { return nil }
-        do { _ = try ProgramSpec.parse(spec) } catch { return error.description }
+        do { _ = try ProgramSpec.parse(spec, alsoNamed: config.programs.map(\.name)) } catch { return error.description }
         return "unknown program \(spec)"
     }
 }

@@ -70,7 +70,11 @@ extension Run {
                 guard let p = loaded.resolveProgram(session.program) else {
                     let own = loaded.programs.map(\.name)
                     let also = own.isEmpty ? "" : "; or one of \(loaded.file)'s programs: \(own.joined(separator: ", "))"
-                    do { _ = try ProgramSpec.parse(session.program) } catch { throw ValidationError(error.description + also) }
+                    do { _ = try ProgramSpec.parse(session.program, alsoNamed: own) } catch {
+                        var error = error
+                        error.expected += also
+                        throw ValidationError(error.description)
+                    }
                     throw ValidationError("unknown program \(session.program)")
                 }
                 program = p

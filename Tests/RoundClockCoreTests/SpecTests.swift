@@ -2,6 +2,19 @@ import Testing
 @testable import RoundClockCore
 
 @Suite struct SpecTests {
+    @Test func aMistypedPresetNameSuggestsTheNearest() {
+        func suggestion(_ spec: String, _ names: [String] = []) -> String? {
+            do { _ = try ProgramSpec.parse(spec, alsoNamed: names) } catch { return error.suggestion }
+            return nil
+        }
+        #expect(suggestion("tabbata") == "tabata")
+        #expect(suggestion("Boxng") == "boxing")
+        #expect(suggestion("emon:12") == "emom")
+        #expect(suggestion("sparing", ["sparring"]) == "sparring")
+        #expect(suggestion("xyz") == nil)
+        #expect(NearestName.of("tabata", among: ["tabata"]) == nil)
+    }
+
     @Test func dslVariants() throws {
         for text in ["10 x 0:45/0:15", "10x0:45/0:15", "10 X 0:45 / 0:15", "10 × 0:45/0:15"] {
             let p = try ProgramSpec.parse(text)

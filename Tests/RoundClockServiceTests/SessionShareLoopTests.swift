@@ -10,16 +10,9 @@ import Testing
 /// its token; a later STOP shares a new session computed once, `adopted` null.
 @Suite struct SessionShareLoopTests {
     @Test func anAdoptedSessionIsShownAtOnceEchoedVerbatimAndALaterStopClearsTheToken() async throws {
-        let clock = VirtualClock()
-        let start = clock.now
-        let hub = try ControlHub()
-        let control = ControlStateObserver(hub: hub)
         let recorder = Recorder()
-        let clocks = SessionClocks<VirtualClock.Instant>.advancing(with: clock, from: start, realtimeAtStart: .seconds(1_000))
-        let inbox = ButtonInbox<VirtualClock.Instant>()
-        let loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, inbox: inbox, display: emulatedBoard(),
-                              observer: Observers(members: [recorder, control], events: [SessionSharing(state: control, clocks: clocks)]),
-                              wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: .seconds(6))), endWhenIdle: true)
+        let rig = try SharingLoop(until: .seconds(6), members: [recorder])
+        let (clock, start, hub, clocks, inbox, loop) = (rig.clock, rig.start, rig.hub, rig.clocks, rig.inbox, rig.loop)
         let countdown = try ProgramSpec.parse("countdown:1:00")
         // Another clock started it 20.5 s before this one's start (CLOCK_REALTIME 979.5 s).
         let share = SessionShare(program: "countdown:1:00", run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: 979_500_000_000)
@@ -47,5 +40,29 @@ import Testing
         #expect(whileRunning.count >= 3 && whileRunning.allSatisfy { $0.session == echoed }, "repeated verbatim")
         #expect(sessions.last == SessionShare(program: "countdown:1:00", run: .paused, elapsedBeforeNanoseconds: 23_500_000_000))
         #expect(recorder.occurrences.contains { if case .action(.adopt(let note)) = $0.1 { note.hasPrefix("token 5: countdown:1:00 running") } else { false } })
+    }
+}
+
+/// A render loop in virtual time that shares its session with a control hub, as `run
+/// --control` wires it; CLOCK_REALTIME is 1,000 s at its start.
+struct SharingLoop {
+    let clock = VirtualClock()
+    let start: VirtualClock.Instant
+    let hub: ControlHub
+    let clocks: SessionClocks<VirtualClock.Instant>
+    let inbox = ButtonInbox<VirtualClock.Instant>()
+    let loop: RenderLoop<VirtualTimeWaiter>
+
+    init(until end: Duration, members: [any DisplayObserver] = []) throws {
+        let start = clock.now
+        let hub = try ControlHub()
+        let control = ControlStateObserver(hub: hub)
+        let clocks = SessionClocks<VirtualClock.Instant>.advancing(with: clock, from: start, realtimeAtStart: .seconds(1_000))
+        self.start = start
+        self.hub = hub
+        self.clocks = clocks
+        loop = RenderLoop(waiter: VirtualTimeWaiter(clock: clock), start: start, inbox: inbox, display: emulatedBoard(),
+                          observer: Observers(members: members + [control], events: [SessionSharing(state: control, clocks: clocks)]),
+                          wallTime: { _ in WallTime(sinceEpoch: .zero) }, stop: .at(start.advanced(by: end)), endWhenIdle: true)
     }
 }

@@ -20,11 +20,12 @@ public final class ClockMQTT: Sendable {
     let discovery: HomeAssistantDiscovery
     let link: ClockLink
     let logger: Logger
-    let resolveProgram: @Sendable (String) -> Program?
     let realtimeNow: @Sendable () -> Int64
     /// The latest report, the program the select's options were last extended with, and
     /// whether the clock is reachable.
     private let latest = Mutex<(report: SessionReport?, extraOption: String?, reachable: Bool)>((nil, nil, false))
+    /// The link's lines as reports, from the program the clock says it runs.
+    private let reports = Mutex(ClockReports())
     private let commands: AsyncStream<[UInt8]>
     private let commandInbox: AsyncStream<[UInt8]>.Continuation
     /// The ignored and undelivered commands, for `MinuteReport`.
@@ -37,14 +38,12 @@ public final class ClockMQTT: Sendable {
     public static let optionsSettle = Duration.seconds(1)
 
     public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery, link: ClockLink, logger: Logger,
-                resolveProgram: @escaping @Sendable (String) -> Program? = { try? ProgramSpec.parse($0) },
                 realtimeNow: @escaping @Sendable () -> Int64 = { SystemReadings.clockReading(CLOCK_REALTIME).wholeNanoseconds }) throws(MQTTError) {
         self.client = client
         self.topics = topics
         self.discovery = discovery
         self.link = link
         self.logger = logger
-        self.resolveProgram = resolveProgram
         self.realtimeNow = realtimeNow
         (commands, commandInbox) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.queuedCommands))
         commandLog = MQTTCommandLog(topic: topics.command, logger: logger)
@@ -81,8 +80,7 @@ public final class ClockMQTT: Sendable {
     /// cross (a stale report cannot overwrite a newer retained one). A report that equals the
     /// last one is not published: most lines change only a panel's text.
     func clockSaid(_ line: String) async {
-        let state = ControlState.parse(line)
-        let report = state.map { SessionReport($0, program: resolveProgram($0.program), realtimeNow: realtimeNow()) }
+        let report = reports.withLock { $0.report(after: line, realtimeNow: realtimeNow()) }
         let waitForOptions = latest.withLock { latest -> Bool in
             if latest.reachable != (report != nil) { client.publish(status(reachable: report != nil)) }
             latest.reachable = report != nil

@@ -7,7 +7,6 @@ import MosquittoClient
 import NIOHTTP1
 import NIOSSL
 import RoundClockConfig
-import RoundClockCore
 import ServiceLifecycle
 
 /// Everything `roundclock-gateway` serves, wired: the link to the clock and the PIN guessing
@@ -33,7 +32,7 @@ public struct GatewayServer {
         public var stateDirectory: String?
         /// The TV page: whether viewing needs the PIN, and what its feed needs (`DisplayFeed`).
         public var displayPin = false
-        public var display = DisplayFeed(resolveProgram: { try? ProgramSpec.parse($0) }, utcOffset: LocalTime.utcOffset)
+        public var display = DisplayFeed(utcOffset: LocalTime.utcOffset)
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
                     tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
@@ -93,8 +92,7 @@ public struct GatewayServer {
         ]
         var minuteLines: [@Sendable () -> String?] = [table.report]
         if let mqtt = settings.mqtt {
-            let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger,
-                                       resolveProgram: mqtt.resolveProgram)
+            let bridge = try ClockMQTT(client: mqtt.client, topics: mqtt.topics, discovery: mqtt.discovery, link: link, logger: logger)
             services.append(ClockMQTTService(bridge: bridge))
             minuteLines.append(bridge.commandLog.report)
             if let group = settings.syncGroup {
@@ -121,14 +119,10 @@ public struct MQTTSetup: Sendable {
     public var client: MQTTClient
     public var topics: ClockTopics
     public var discovery: HomeAssistantDiscovery
-    /// A program name as the clock resolves it (the config's `[programs]`, presets, DSL lines).
-    public var resolveProgram: @Sendable (String) -> Program?
-    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery,
-                resolveProgram: @escaping @Sendable (String) -> Program? = { try? ProgramSpec.parse($0) }) {
+    public init(client: MQTTClient, topics: ClockTopics, discovery: HomeAssistantDiscovery) {
         self.client = client
         self.topics = topics
         self.discovery = discovery
-        self.resolveProgram = resolveProgram
     }
 }
 

@@ -18,12 +18,13 @@ public final class LiveHub: Sendable {
     }
     private let subscribers = NIOLockedValueBox(Subscribers())
     /// The last line published (a state, or the gateway's own `clock unreachable` line).
-    private let last = NIOLockedValueBox<String?>(nil)
+    private let last = NIOLockedValueBox(LatestLine())
 
     public init() {}
 
-    /// A stream of lines that starts with the latest one; it ends when the caller's task
-    /// is cancelled, the subscription is dropped, or `end(session:)` ends its session.
+    /// A stream of lines that starts with the latest one (with the running program's
+    /// definition, `LatestLine`); it ends when the caller's task is cancelled, the
+    /// subscription is dropped, or `end(session:)` ends its session.
     public func subscribe(session: String? = nil) -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferedLines))
         let id = subscribers.withLockedValue { s in
@@ -31,7 +32,7 @@ public final class LiveHub: Sendable {
             s.all[s.next] = Subscriber(continuation: continuation, session: session)
             return s.next
         }
-        if let line = last.withLockedValue({ $0 }) { continuation.yield(line) }
+        if let line = last.withLockedValue({ $0.first }) { continuation.yield(line) }
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.all.removeValue(forKey: id) }
         }
@@ -39,7 +40,7 @@ public final class LiveHub: Sendable {
     }
 
     public func publish(_ line: String) {
-        last.withLockedValue { $0 = line }
+        last.withLockedValue { $0.update(line) }
         let all = subscribers.withLockedValue { $0.all.values.map(\.continuation) }
         for continuation in all { continuation.yield(line) }
     }

@@ -99,8 +99,7 @@ struct GatewayCommand: AsyncParsableCommand {
                                                                   listen: remote.listen.host),
                                               bounds: bounds, stateDirectory: stateDirectory)
         settings.displayPin = remote.displayPin
-        settings.display = DisplayFeed(resolveProgram: { loaded.resolveProgram($0) }, utcOffset: LocalTime.utcOffset,
-                                       cadence: loaded.cadence, colors: remote.displayColors)
+        settings.display = DisplayFeed(utcOffset: LocalTime.utcOffset, cadence: loaded.cadence, colors: remote.displayColors)
         let app: Application<RouterResponder<GatewayContext>>
         do {
             app = try GatewayServer.application(settings, logger: logger)

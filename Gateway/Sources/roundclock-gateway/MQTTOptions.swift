@@ -35,7 +35,7 @@ enum MQTTOptions {
             let client = try MQTTClient(connection, logger: logger)
             let discovery = HomeAssistantDiscovery(topics: topics, discoveryPrefix: mqtt.discoveryPrefix,
                                                    programs: config.catalog.map(\.name), version: version)
-            return MQTTSetup(client: client, topics: topics, discovery: discovery, resolveProgram: { config.resolveProgram($0) })
+            return MQTTSetup(client: client, topics: topics, discovery: discovery)
         } catch {
             throw fail("\(config.file): [mqtt] \(error)")
         }

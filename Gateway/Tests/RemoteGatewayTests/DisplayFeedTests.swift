@@ -15,7 +15,7 @@ import TestSupport
     static let anchor: Int64 = 1_795_791_600 * second
 
     static func feed(offset: Int = 3600) -> DisplayFeed {
-        DisplayFeed(resolveProgram: { try? ProgramSpec.parse($0) }, utcOffset: { _ in offset })
+        DisplayFeed(utcOffset: { _ in offset })
     }
 
     static func parse(_ message: String?) throws -> JSONValue {
@@ -58,7 +58,7 @@ import TestSupport
         finished = ClockLines.running(Presets.tabata, anchor: Self.anchor, atSecond: 250)
         #expect(finished.state == "finished")
         #expect(feed.message(after: finished.line, realtimeNow: Self.anchor) != nil, "the finish")
-        var dst = DisplayFeed(resolveProgram: { try? ProgramSpec.parse($0) }, utcOffset: { $0 > Self.anchor ? 7200 : 3600 })
+        var dst = DisplayFeed(utcOffset: { $0 > Self.anchor ? 7200 : 3600 })
         #expect(dst.message(after: ClockLines.clock(time: "15:00").line, realtimeNow: Self.anchor) != nil)
         #expect(dst.message(after: ClockLines.clock(time: "1500").line, realtimeNow: Self.anchor) == nil, "the colon's blink")
         #expect(dst.message(after: ClockLines.clock(time: "15:01").line, realtimeNow: Self.anchor) == nil, "a minute")
@@ -94,22 +94,57 @@ import TestSupport
         #expect(DisplayPlan.json(.wallClock, cadence: .seconds)["kind"] == .string("clock"))
     }
 
-    @Test func anUnknownProgramHasNoPlan() throws {
-        var feed = DisplayFeed(resolveProgram: { _ in nil }, utcOffset: { _ in 0 })
-        let message = try Self.parse(feed.message(after: ClockLines.ready(Presets.boxing).line, realtimeNow: 0))
+    @Test func aProgramTheClockDoesNotDefineHasNoPlan() throws {
+        var feed = DisplayFeed(utcOffset: { _ in 0 })
+        let message = try Self.parse(feed.message(after: ClockLines.ready(Presets.boxing, defined: false).line, realtimeNow: 0))
         #expect(message["plan"] == .null)
         #expect(message["panels"] != nil)
     }
 
     @Test func aRunningProgramWithoutAPlanIsMirroredPanelByPanel() throws {
-        var feed = DisplayFeed(resolveProgram: { _ in nil }, utcOffset: { _ in 0 })
+        var feed = DisplayFeed(utcOffset: { _ in 0 })
         var times: [String] = []
         for second in 0..<5 {
-            let line = ClockLines.running(Presets.boxing, anchor: Self.anchor, atSecond: second).line
+            let line = ClockLines.running(Presets.boxing, anchor: Self.anchor, atSecond: second, defined: false).line
             guard let message = feed.message(after: line, realtimeNow: Self.anchor + Int64(second) * Self.second) else { continue }
             times.append(try Self.parse(message)["panels"]?["time"]?.string ?? "")
         }
         #expect(times.count == 5 && Set(times).count == 5, "one message for each second the panel shows: \(times)")
+    }
+
+    @Test func theClocksSavedProgramIsCountedNotTheGatewaysOfTheSameName() throws {
+        var feed = SavedProgramX.gatewayFeed()
+        var messages: [String] = []
+        for second in 0..<20 {
+            let line = SavedProgramX.running(anchor: Self.anchor, atSecond: second)
+            if let message = feed.message(after: line, realtimeNow: Self.anchor + Int64(second) * Self.second) { messages.append(message) }
+        }
+        #expect(messages.count == 1, "the page counts by itself: \(messages)")
+        let plan = try #require(try Self.parse(messages.first)["plan"])
+        #expect(plan["total_ns"] == .int(25 * Self.second), "the clock's x: 0:05 + 2 × (0:07 + 0:03)")
+        guard case .array(let phases)? = plan["phases"] else { Issue.record("no phases: \(plan)"); return }
+        #expect(phases.map { $0["phase"]?.string ?? "" } == ["PREP", "JUMP", "BRTH", "JUMP", "BRTH"])
+        #expect(phases[1]["start_ns"] == .int(5 * Self.second) && phases[1]["length_ns"] == .int(7 * Self.second))
+        #expect(plan["signals"].map { signals in
+            if case .array(let list) = signals { list.contains(.array([.int(8_500_000_000), .string("halfway")])) } else { false }
+        } == true, "JUMP's halfway signal")
+
+        // The editor saves over `x` (JUMP 0:09) after a reset: the next line brings it, and the plan with it.
+        let ready = ClockLines.ready(SavedProgramX.clocks(jump: 9), defined: false)
+        let saved = try Self.parse(feed.message(after: SavedProgramX.line(ready, definition: SavedProgramX.definition(jump: 9)),
+                                                realtimeNow: Self.anchor + 30 * Self.second))
+        #expect(saved["plan"]?["total_ns"] == .int(29 * Self.second))
+        #expect(feed.message(after: ready.line, realtimeNow: Self.anchor + 31 * Self.second) == nil, "the same program again")
+    }
+
+    @Test func theClockGoingAwayForgetsItsProgram() throws {
+        var feed = SavedProgramX.gatewayFeed()
+        #expect(feed.message(after: SavedProgramX.running(anchor: Self.anchor, atSecond: 0), realtimeNow: Self.anchor) != nil)
+        #expect(feed.message(after: ClockLink.unreachableLine, realtimeNow: Self.anchor) == DisplayFeed.unreachableMessage)
+        // Back as an older clock, without a definition: mirrored, not planned from a name.
+        let older = try Self.parse(feed.message(after: SavedProgramX.running(anchor: Self.anchor, atSecond: 1),
+                                                realtimeNow: Self.anchor + Self.second))
+        #expect(older["plan"] == .null && older["panels"]?["time"] != nil)
     }
 
     @Test func pingsAreAnsweredWithTheGatewaysTime() throws {

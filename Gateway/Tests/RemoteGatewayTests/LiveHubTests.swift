@@ -1,5 +1,7 @@
-import Testing
+import ControlProtocol
 @testable import RemoteGateway
+import RoundClockCore
+import Testing
 
 /// The fan-out to the pages: a page that reads nothing keeps only the newest lines and never
 /// holds up the publisher or the other pages.
@@ -12,6 +14,26 @@ import Testing
         #expect(await lines.next() == "b")
         hub.publish("c")
         #expect(await lines.next() == "c")
+    }
+
+    @Test func aLateSubscriberGetsTheRunningProgramWithTheLatestLine() async throws {
+        let hub = LiveHub()
+        let later = ClockLines.running(Presets.boxing, anchor: 0, atSecond: 4, defined: false)
+        hub.publish(ClockLines.running(Presets.boxing, anchor: 0, atSecond: 3).line)
+        hub.publish(later.line)
+        var lines = hub.subscribe().makeAsyncIterator()
+        var first = try #require(await lines.next().flatMap(ControlState.parse))
+        #expect(first.definition == Presets.boxing)
+        first.definition = nil
+        #expect(first == later)
+        let tabata = ClockLines.running(Presets.tabata, anchor: 0, atSecond: 4, defined: false).line
+        hub.publish(tabata)
+        var another = hub.subscribe().makeAsyncIterator()
+        #expect(await another.next() == tabata, "another program: the line as it came")
+        hub.publish(ClockLink.unreachableLine)
+        hub.publish(later.line)
+        var afterOutage = hub.subscribe().makeAsyncIterator()
+        #expect(await afterOutage.next() == later.line, "the clock away: its definition is forgotten")
     }
 
     @Test func aStalledPageKeepsOnlyTheNewestLinesAndOthersGetEverything() async {

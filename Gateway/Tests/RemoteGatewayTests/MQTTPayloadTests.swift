@@ -1,3 +1,4 @@
+import ControlProtocol
 import Foundation
 import Logging
 import MosquittoClient
@@ -101,6 +102,20 @@ import TestSupport
         let extended = try Self.object(Self.discovery.selectMessage(running: line))
         #expect(extended["options"] as? [String] == ["boxing", "mma", "sparring", line])
         #expect(Self.discovery.messages(running: line).filter { $0.topic.contains("/select/") } == [Self.discovery.selectMessage(running: line)])
+    }
+
+    @Test func theStatePayloadIsOfTheProgramTheClockDefinesNotTheGatewaysOfTheSameName() throws {
+        let anchor = SessionReportTests.anchor
+        var reports = SavedProgramX.gatewayReports()
+        _ = reports.report(after: SavedProgramX.running(anchor: anchor, atSecond: 0), realtimeNow: anchor)
+        // STOP 8.5 s in: round 1's JUMP (0:05 to 0:12) has 3.5 s left; the gateway's `x` would be in its 0:20 work.
+        let paused = ControlState(state: "paused", phase: "work", round: 1, rounds: 2, program: "x", brightness: 15, panels: [],
+                                  session: SessionShare(program: "x", run: .paused, elapsedBeforeNanoseconds: 8_500_000_000))
+        let made = reports.report(after: paused.line, realtimeNow: anchor + 20 * SessionReportTests.second)
+        let report = try #require(made)
+        let payload = try Self.object(MQTTMessage(topic: Self.topics.state, text: report.line))
+        #expect(payload["remaining"] as? Int == 4, "\(report.line)")
+        #expect(payload["program"] as? String == "x" && payload["phase_ends_at"] is NSNull)
     }
 
     @Test(arguments: [

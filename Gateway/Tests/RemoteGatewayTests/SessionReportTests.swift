@@ -53,6 +53,31 @@ import Testing
         #expect(unknown.phaseEndsAt == nil && unknown.phase == "work", "a program the gateway cannot resolve: no end")
     }
 
+    @Test func theReportIsOfTheProgramTheClockDefinesNotTheGatewaysOfTheSameName() {
+        var reports = SavedProgramX.gatewayReports()
+        var last: SessionReport?
+        for second in 0...8 {
+            last = reports.report(after: SavedProgramX.running(anchor: Self.anchor, atSecond: second),
+                                  realtimeNow: Self.anchor + Int64(second) * Self.second + 400_000_000)
+        }
+        // 8.4 s in: round 1's JUMP, from 0:05 to 0:12 (the gateway's `x` would be in prep until 0:10).
+        #expect(last?.phase == "work" && last?.round == 1 && last?.rounds == 2)
+        #expect(last?.phaseEndsAt == Self.anchor + 12 * Self.second, "\(String(describing: last?.line))")
+        #expect(last?.remaining == 4, "\(String(describing: last?.line))")
+    }
+
+    @Test func withoutTheClocksDefinitionThePhaseHasNoEnd() {
+        var reports = SavedProgramX.gatewayReports()
+        let line = { (second: Int) in SavedProgramX.running(anchor: Self.anchor, atSecond: second) }
+        #expect(reports.report(after: line(0), realtimeNow: Self.anchor)?.phaseEndsAt == Self.anchor + 5 * Self.second)
+        #expect(reports.report(after: ClockLink.unreachableLine, realtimeNow: Self.anchor) == nil)
+        // Back after a restart into an older clock: no definition, so no end from a name.
+        let older = reports.report(after: line(6), realtimeNow: Self.anchor + 6 * Self.second)
+        #expect(older?.phase == "work" && older?.phaseEndsAt == nil && older?.remaining == nil)
+        let another = ClockLines.running(Presets.tabata, anchor: Self.anchor, atSecond: 3, defined: false).line
+        #expect(reports.report(after: another, realtimeNow: Self.anchor)?.remaining == nil, "a name alone is not a program")
+    }
+
     @Test func reportsDifferOnlyWhenTheSessionChanges() {
         let program = Presets.boxing
         let reports = (0..<400).map { second in
@@ -72,8 +97,9 @@ import Testing
 }
 
 /// State lines as the clock writes them, for a program run from `anchor` (CLOCK_REALTIME ns).
+/// Each carries the program's definition unless `defined` is false (an older clock's lines).
 enum ClockLines {
-    static func running(_ program: Program, anchor: Int64, atSecond second: Int) -> ControlState {
+    static func running(_ program: Program, anchor: Int64, atSecond second: Int, defined: Bool = true) -> ControlState {
         let elapsed = Duration.seconds(second)
         let index = program.phaseIndex(atElapsed: elapsed)
         let phase = program.phases[index]
@@ -83,17 +109,64 @@ enum ClockLines {
         return ControlState(state: finished ? "finished" : "running", phase: phase.kind.rawValue, round: phase.round, rounds: program.rounds,
                             program: program.name, brightness: 15,
                             panels: [.init(role: "time", text: "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)")],
-                            session: SessionShare(program: program.name, run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: anchor))
+                            session: SessionShare(program: program.name, run: .running, elapsedBeforeNanoseconds: 0, anchorRealtimeNanoseconds: anchor),
+                            definition: defined ? program : nil)
     }
 
-    static func ready(_ program: Program) -> ControlState {
+    static func ready(_ program: Program, defined: Bool = true) -> ControlState {
         ControlState(state: "ready", phase: program.phases[0].kind.rawValue, round: 0, rounds: program.rounds, program: program.name,
-                     brightness: 15, panels: [], session: SessionShare(program: program.name, run: .ready, elapsedBeforeNanoseconds: 0))
+                     brightness: 15, panels: [], session: SessionShare(program: program.name, run: .ready, elapsedBeforeNanoseconds: 0),
+                     definition: defined ? program : nil)
     }
 
     /// Clock mode: the time of day, with or without its colon.
     static func clock(time: String) -> ControlState {
         ControlState(state: "clock", phase: "clock", round: 0, rounds: 0, program: "clock", brightness: 15,
-                     panels: [.init(role: "time", text: time)], session: SessionShare(program: "clock", run: .ready, elapsedBeforeNanoseconds: 0))
+                     panels: [.init(role: "time", text: time)], session: SessionShare(program: "clock", run: .ready, elapsedBeforeNanoseconds: 0),
+                     definition: .wallClock)
     }
+}
+
+/// A clock running its saved program `x` (prep 0:05, then 2 rounds of JUMP 0:07 and BRTH
+/// 0:03) while the gateway's config says `x` is `8 x 0:20/0:10`: the lines as that clock
+/// writes them, with the definition on the first one only (docs/control-protocol.md).
+enum SavedProgramX {
+    static func clocks(jump: Int64 = 7) -> Program {
+        var plan = IntervalPlan(prep: .seconds(5), intervals: [
+            Interval(label: "JUMP", length: .seconds(jump), halfway: true, callout: "jumps"),
+            Interval(label: "BRTH", length: .seconds(3), kind: .rest, callout: "breathe"),
+        ])
+        plan.rounds = 2
+        return (try? plan.program(name: "x", label: "XX")) ?? .wallClock
+    }
+
+    static let gateways = (try? ProgramSpec.parse("8 x 0:20/0:10").named("x")) ?? .wallClock
+
+    /// `x`'s definition on the clock's line, JUMP `jump` seconds long.
+    static func definition(jump: Int64 = 7) -> String {
+        let rounds = (1...2).map { round in
+            #"{"kind": "work", "length_ns": \#(jump)000000000, "round": \#(round), "label": "JUMP", "callout": "jumps", "#
+                + #""halfway": "halfway"}, {"kind": "rest", "length_ns": 3000000000, "round": \#(round), "label": "BRTH", "#
+                + #""callout": "breathe"}"#
+        }
+        return #"{"kind": "intervals", "label": "XX", "phases": [{"kind": "prep", "length_ns": 5000000000, "round": 0}, "#
+            + rounds.joined(separator: ", ") + "]}"
+    }
+
+    /// `state`'s line (written without a definition) with `definition` added.
+    static func line(_ state: ControlState, definition: String?) -> String {
+        guard let definition else { return state.line }
+        return String(state.line.dropLast()) + #", "definition": "# + definition + "}"
+    }
+
+    /// The clock's line `second` seconds into a run of `x` started at `anchor`.
+    static func running(anchor: Int64, atSecond second: Int) -> String {
+        line(ClockLines.running(clocks(), anchor: anchor, atSecond: second, defined: false), definition: second == 0 ? definition() : nil)
+    }
+
+    /// What the gateway makes of the clock's lines for `<prefix>/state`.
+    static func gatewayReports() -> ClockReports { ClockReports() }
+
+    /// The TV page's feed as the gateway makes it.
+    static func gatewayFeed() -> DisplayFeed { DisplayFeed(utcOffset: { _ in 3600 }) }
 }

@@ -11,7 +11,9 @@ Checks:
   (c) without a session the page shows; with `[remote] display_pin = true` it asks for the
       PIN, and the WebSocket is refused without one;
   (d) the page's text equals the panel's at every change of a virtual-time run (seconds, hours,
-      count-up, overtime), and a viewer without a PIN is bounded.
+      count-up, overtime), and a viewer without a PIN is bounded;
+  (e) a program saved on the clock is counted from the clock's own definition, also when the
+      gateway's config gives its name to another program.
 Prints the page's change instants against the panel's as p50/p99/max. `--minutes N` runs the
 long measurement (docs/benchmarks.md). Keeps screenshots at 1920x1080 and 3840x2160, checked
 for digits a third of the screen tall and nothing cut off, in $ARTIFACTS (default
@@ -393,6 +395,47 @@ def check_texts_match_the_core():
             driver.quit()
 
 
+# Saved on the clock: 0:02 prep, then 2 rounds of JUMP 0:07 and BRTH 0:03 (0:22). The gateway's
+# config says `x` is 8 x 0:20/0:10.
+SAVED_X = ('[programs.x]\nprep = "0:02"\nrounds = 2\n'
+           'intervals = [ {label = "JUMP", time = "0:07"}, {label = "BRTH", time = "0:03", kind = "rest"} ]\n')
+
+
+def check_saved_program_is_counted():
+    with Rig() as rig:
+        cookie = rig.login()
+        status, _, payload, _ = rig.request("POST", "/api/editor/save", {"toml": SAVED_X}, cookie=cookie,
+                                            headers={"Origin": rig.origin})
+        assert status == 200, (status, payload)
+        rig.gateway.terminate()
+        rig.gateway.wait(timeout=60)
+        with open(rig.config) as f:
+            config = f.read()
+        with open(rig.config, "w") as f:
+            f.write(config.replace("[programs]\n", '[programs]\nx = "8 x 0:20/0:10"\n'))
+        rig.gateway_log = []
+        rig.start_gateway()
+        cookie = rig.login()
+        assert rig.command(cookie, "program", program="x") == (200, {"ok": True})
+        plan = display_plan(rig, "x")
+        phases = [(p["phase"], p["length_ns"] // 10**9) for p in plan["phases"]]
+        assert plan["total_ns"] == 22 * 10**9 and phases == [("PREP", 2), ("JUMP", 7), ("BRTH", 3), ("JUMP", 7), ("BRTH", 3)], plan
+        print("ok: the saved program's plan is the clock's (0:22), not the gateway config's `x` (3:50)")
+        driver = tv_browser(1280, 720)
+        try:
+            driver.get(f"{rig.origin}/display")
+            wait_for(lambda: driver.execute_script("return !!window.RoundClockDisplay"), what="the page's script")
+            assert rig.command(cookie, "start") == (200, {"ok": True})
+            wait_for(lambda: driver.find_element(By.ID, "phase").text.strip() == "JUMP", timeout=30,
+                     what="the page's JUMP")
+            seen = {driver.find_element(By.ID, "time").text.strip()}
+            wait_for(lambda: seen.add(driver.find_element(By.ID, "time").text.strip()) or len(seen) >= 3, timeout=30,
+                     what="the page counting")
+            print("ok: the TV page counts the saved program:", sorted(seen))
+        finally:
+            driver.quit()
+
+
 def display_plan(rig, spec):
     """The plan /api/display sends for the program `spec`."""
     ws = websocket.create_connection(f"ws://127.0.0.1:{rig.port}/api/display", origin=rig.origin, timeout=30)
@@ -495,6 +538,7 @@ def main():
     check_texts_match_the_core()
     check_display_pin()
     check_viewers_are_bounded()
+    check_saved_program_is_counted()
     print("display check: all passed")
 
 

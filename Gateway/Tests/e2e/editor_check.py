@@ -56,7 +56,10 @@ def api(rig):
     assert status == 413, (status, payload)
     print("ok: refused: 401 without a session, 403 cross-site, 400 bad body, 422", body["error"][:40] + "…", "413 too big")
     status, body = post(rig, "/api/editor/save", {"toml": SNIPPET}, cookie)
-    assert status == 200, (status, body)
+    assert status == 200 and "replaced" not in body, (status, body)
+    status, body = post(rig, "/api/editor/save", {"toml": SNIPPET}, cookie)
+    assert status == 200 and body["replaced"]["name"] == "circuit" and body["replaced"]["total"] == "1:55", (status, body)
+    print("ok: a save over a saved program names it:", body["replaced"]["plan"])
     stored = os.path.join(rig.dir, "clock-state", "programs.toml")
     with open(stored) as file:
         assert file.read() == SNIPPET
@@ -135,6 +138,10 @@ def page(rig):
             stored = file.read()
         assert stored.startswith("[programs.hiit]\nprep = \"0:10\"\nrounds = 3\n"), stored
         print("ok: saved on the clock:", stored.splitlines()[0], "…")
+        driver.find_element(By.ID, "save").click()
+        wait_for(lambda: "Replaced “hiit” (" in text(driver, "saved"), what="the replaced program on the page")
+        assert driver.find_element(By.ID, "saved").get_attribute("role") == "status"
+        print("ok: saved again:", text(driver, "saved"))
 
         shared = driver.find_element(By.ID, "toml").get_attribute("value")
         assert shared == stored, (shared, stored)

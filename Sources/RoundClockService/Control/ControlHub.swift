@@ -16,6 +16,8 @@ public final class ControlHub: Sendable {
 
     private struct Shared {
         var current: ControlState?
+        /// The running program's definition, as the last line that carried one gave it.
+        var definition: Program?
         var queued: [ControlState] = []
         var subscribers = 0
         /// `adopt` commands the loop has carried out since the server last looked.
@@ -28,9 +30,11 @@ public final class ControlHub: Sendable {
         wake = try WakeEvent(subject: "control socket")
     }
 
-    /// A new display state (render loop thread).
+    /// A new display state (render loop thread); its `definition` is set when the program
+    /// changed.
     public func publish(_ state: ControlState) {
         let notify = shared.withLock { s -> Bool in
+            if let definition = state.definition { s.definition = definition }
             s.current = state
             guard s.subscribers > 0 else { return false }
             if s.queued.count >= Self.queueLimit { s.queued.removeFirst() }
@@ -46,11 +50,14 @@ public final class ControlHub: Sendable {
     /// The state of the last display change.
     var current: ControlState? { shared.withLock { $0.current } }
 
-    /// The current state, and from now on every new one is queued (server).
+    /// The current state with the running program's definition (a subscriber's first line),
+    /// and from now on every new one is queued (server).
     func subscribe() -> ControlState? {
         shared.withLock { s in
             s.subscribers += 1
-            return s.current
+            guard var first = s.current else { return nil }
+            first.definition = s.definition
+            return first
         }
     }
 
@@ -80,7 +87,9 @@ public final class ControlHub: Sendable {
 
 /// Turns the loop's commits into display states for the hub: the status, the program,
 /// the brightness, each panel's text, in the board's order, and the shared session
-/// (`share`) and whether it is kept (`persistence`); publishes one when any of them changed. A session change that no commit
+/// (`share`) and whether it is kept (`persistence`); publishes one when any of them changed,
+/// or the program did (compared by value: a program saved over the one shown counts), then
+/// with the program's definition. A session change that no commit
 /// follows (an `adopt` of the session shown, a pause whose face stays) is published when the
 /// loop reports its action, right after the turn's commit.
 public final class ControlStateObserver: DisplayObserver {
@@ -91,6 +100,9 @@ public final class ControlStateObserver: DisplayObserver {
         var state: ControlState?
         var session: SessionShare?
         var persistence: ControlState.Persistence?
+        /// The session's program, and whether it changed since the last published state.
+        var program: Program?
+        var programChanged = false
         /// The status of the turn that last changed the session.
         var status: Status?
     }
@@ -98,11 +110,16 @@ public final class ControlStateObserver: DisplayObserver {
 
     public init(hub: ControlHub) { self.hub = hub }
 
-    /// The session as shared from now on (the render loop, before its turn's commit).
-    public func share(_ session: SessionShare, status: Status) {
+    /// The session as shared from now on, and its program (the render loop, before its
+    /// turn's commit).
+    public func share(_ session: SessionShare, status: Status, program: Program) {
         last.withLock {
             $0.session = session
             $0.status = status
+            if $0.program != program {
+                $0.program = program
+                $0.programChanged = true
+            }
         }
     }
 
@@ -142,8 +159,12 @@ public final class ControlStateObserver: DisplayObserver {
             program: status.program, brightness: brightness ?? last.state?.brightness ?? 0,
             panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") }, session: last.session,
             persistence: last.persistence)
-        guard state != last.state else { return nil }
+        guard state != last.state || last.programChanged else { return nil }
         last.state = state
-        return state
+        guard last.programChanged else { return state }
+        last.programChanged = false
+        var changed = state
+        changed.definition = last.program
+        return changed
     }
 }

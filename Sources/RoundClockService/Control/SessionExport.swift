@@ -54,7 +54,7 @@ public struct SessionSharing<Instant: InstantProtocol & Sendable>: LoopObserver 
 
     public func observe(_ event: LoopEvent<Instant>) {
         guard case let .session(session, adopted, status) = event else { return }
-        state.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status)
+        state.share(adopted ?? SessionShare(session, clocks: clocks.read()), status: status, program: session.program)
     }
 }
 
