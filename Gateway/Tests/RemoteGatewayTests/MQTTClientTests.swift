@@ -15,11 +15,16 @@ import Testing
     static let mosquitto = "/usr/sbin/mosquitto"
 
     /// A port the kernel just handed out on 127.0.0.1 (bound, read back, closed).
+    /// A port free now and never handed out before in this process: tests run side by side,
+    /// and the kernel may give a port just closed to the next `bind` to port 0.
     static func freePort() throws -> Int {
-        let (fd, port) = try loopbackSocket(port: 0)
-        close(fd)
-        return port
+        while true {
+            let (fd, port) = try loopbackSocket(port: 0)
+            close(fd)
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
     }
+    static let handedOut = Mutex<Set<Int>>([])
 
     /// A TCP socket bound to 127.0.0.1:`port` (SO_REUSEADDR; 0: any free port), and the port
     /// it got.
@@ -137,21 +142,24 @@ import Testing
     }
 
     /// A started client whose CONNECT a rogue broker has received and will never answer.
-    static func connectingToSilentBroker(keepalive: Int) async throws -> (RogueBroker, MQTTClient) {
+    /// A client connecting to a broker that takes the CONNECT and never answers, and the
+    /// instant just before the client started (its attempt began after that).
+    static func connectingToSilentBroker(keepalive: Int) async throws -> (RogueBroker, MQTTClient, started: ContinuousClock.Instant) {
         let port = try freePort()
         let rogue = try RogueBroker(port: port, acceptsConnect: false)
         let client = try MQTTClient(MQTTConnection(host: "127.0.0.1", port: port, clientID: "rc-swift-silent-\(getpid())", keepalive: keepalive),
                                     logger: Logger(label: "test"))
+        let started = ContinuousClock.now
         try client.start()
         try await waitFor("the CONNECT") { rogue.seen.withLock { $0.bytes.first } == 0x10 }
-        return (rogue, client)
+        return (rogue, client, started)
     }
 
     /// `stop` while the broker has the CONNECT and has not answered: the client still sends
     /// DISCONNECT (so the broker would not publish the will), closes the connection, and
     /// `stop` returns; no connect handler runs.
     @Test func stopDuringAConnectSendsDisconnect() async throws {
-        let (rogue, client) = try await Self.connectingToSilentBroker(keepalive: 5)
+        let (rogue, client, _) = try await Self.connectingToSilentBroker(keepalive: 5)
         defer { rogue.close() }
         let connects = Mutex(0)
         client.onConnect { connects.withLock { $0 += 1 } }
@@ -167,9 +175,8 @@ import Testing
     /// after `MQTTClient.connectTimeout` (20 s), not only when keepalive (60 s here) runs out,
     /// and tries again.
     @Test func aConnectNeverAnsweredIsGivenUp() async throws {
-        let (rogue, client) = try await Self.connectingToSilentBroker(keepalive: 60)
+        let (rogue, client, sent) = try await Self.connectingToSilentBroker(keepalive: 60)
         defer { rogue.close() }
-        let sent = ContinuousClock.now
         try await Self.waitFor("the client to give the connection up", within: .seconds(50)) { rogue.seen.withLock { $0.closedByClient } }
         let waited = ContinuousClock.now - sent
         #expect(waited >= .seconds(19), "gave up after \(waited), before the connect timeout")
@@ -189,6 +196,7 @@ final class RogueBroker: Sendable {
         var closedByClient = false
     }
     private let listener: Int32
+    private let closed = Mutex(false)
     let seen = Mutex(Seen())
 
     init(port: Int, acceptsConnect: Bool) throws {
@@ -222,7 +230,14 @@ final class RogueBroker: Sendable {
     }
 
     /// Stops listening (shutdown(2) wakes a pending accept) and drops the client, if any.
+    /// Once only: a second close(2) of the listener's number would close whatever socket of
+    /// another test has that number by then.
     func close() {
+        let wasClosed = closed.withLock { wasClosed in
+            defer { wasClosed = true }
+            return wasClosed
+        }
+        guard !wasClosed else { return }
         _ = shutdown(listener, Int32(SHUT_RDWR))
         _ = Glibc.close(listener)
         _ = shutdown(seen.withLock { $0.connection }, Int32(SHUT_RDWR))
