@@ -69,7 +69,7 @@ struct Simulate: AsyncParsableCommand {
         guard (8_000...192_000).contains(soundRate) else { throw ValidationError("--sound-rate must be 8000 to 192000 Hz, not \(soundRate)") }
         if sound, virtual { throw ValidationError("--sound plays in real time; for virtual time write the track with --sound-file") }
         if config != nil, soundFile == nil, !sound {
-            throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound]")
+            throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound] and [voice]")
         }
         var settings = SoundSettings()
         var voice: (settings: VoiceSettings, voice: Voice)?

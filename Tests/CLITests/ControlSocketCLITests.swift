@@ -33,6 +33,7 @@ import TestSupport
             let error = try #require(object?["error"] as? String, "\(request): \(reply)")
             #expect(page.contains("`\(error)`"), "\(request) is refused with \(reply); docs/control-protocol.md does not quote it")
         }
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
     }
 
     @Test func everyCommandActsAsItsButton() async throws {

@@ -25,8 +25,8 @@ import Testing
         let board = temporaryFile("board.toml"), config = temporaryFile("config.toml")
         defer { unlink(board); unlink(config) }
         try "board = \"\(board)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        for (written, message) in [("70", "panels[0].address: 70 (0x46) is out of range; allowed are 0x70 to 0x77, written in hex"),
-                                   ("\"0x70\"", "panels[0].address: expected an address from 0x70 to 0x77, written in hex without quotes")] {
+        for (written, message) in [("70", "panels[1].address: 70 (0x46) is out of range; allowed are 0x70 to 0x77, written in hex"),
+                                   ("\"0x70\"", "panels[1].address: expected an address from 0x70 to 0x77, written in hex without quotes")] {
             try "name = \"b\"\n[i2c]\nbus = 1\n[[panels]]\nrole = \"time\"\nkind = \"seg7x4\"\naddress = \(written)\n"
                 .write(toFile: board, atomically: true, encoding: .utf8)
             let error = try await oneError(["check-config", config], exits: 78)

@@ -149,7 +149,7 @@ struct DoctestSyntaxError: Error, CustomStringConvertible {
         }
         print("console blocks of README.md and docs/: \(ran) run, \(notRun.count) marked not run\n  "
               + notRun.joined(separator: "\n  "))
-        #expect(ran >= 20 && ran > 2 * notRun.count,
+        #expect(ran >= 15 && ran > 2 * notRun.count,
                 "only \(ran) console blocks run against \(notRun.count) marked not run: the doc tests would check little")
     }
 
