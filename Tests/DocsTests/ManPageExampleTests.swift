@@ -27,10 +27,10 @@ import Testing
             let place = "man/\(page):\(block.line)"
             switch block.mark {
             case .run(let setup):
-                try await DoctestRunner.run(block.commands, where: place, setup: setup)
+                try await DoctestRunner.run(block.commands, where: "man/\(page)", setup: setup)
             case .outputOf(let command, let status):
                 try await DoctestRunner.run([DoctestCommand(line: block.line, command: command, expected: block.lines, exitStatus: status)],
-                                            where: place)
+                                            where: "man/\(page)")
             case .toml(let marks):
                 guard marks.isSubset(of: TOMLBlockCheck.marks) else {
                     Issue.record("\(place): doctest: toml \(marks.sorted().joined(separator: " ")): marked with nothing, board, invalid or speaker")
