@@ -16,6 +16,10 @@ extension AsyncParsableCommand {
             }
         } catch {
             if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
+            if let unknown = unknownSubcommandMessage(Array(CommandLine.arguments.dropFirst())) {
+                printError("error: " + unknown)
+                exit(withError: ExitCode(ExitStatus.usage))
+            }
             // The message alone (no usage block), on one line whatever the user typed: a token
             // with a line break or another control character is shown escaped (`\n`), never cut.
             let message = escapedControlCharacters(self.message(for: error))

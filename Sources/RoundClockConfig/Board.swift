@@ -65,7 +65,7 @@ public enum BoardFile {
             guard let kindName, let kind = kinds.first(where: { $0.rawValue == kindName }) else {
                 throw entry.fail("kind", "missing; one of \(kinds.map(\.rawValue).joined(separator: ", "))")
             }
-            guard let address = try entry.int("address", in: 0x70...0x77) else { throw entry.fail("address", "missing; an HT16K33 address 0x70 to 0x77") }
+            guard let address = try entry.i2cAddress("address", in: 0x70...0x77) else { throw entry.fail("address", "missing; an HT16K33 address 0x70 to 0x77") }
             try entry.finish()
             let spec = PanelSpec(role: role, kind: kind, address: UInt8(address))
             if let clash = panels.first(where: { $0.role == role }) {

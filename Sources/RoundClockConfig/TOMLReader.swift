@@ -1,3 +1,4 @@
+import Hex
 import TOML
 
 /// Typed, strict access to one TOML table: every read names its key path in errors,
@@ -81,6 +82,21 @@ struct TOMLReader {
         guard let v = value(key) else { return nil }
         guard let n = v.integer.flatMap(Int.init(exactly:)) else { throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(v))") }
         guard range.contains(n) else { throw fail(key, "\(n) is out of range; allowed are \(range.lowerBound) to \(range.upperBound)") }
+        return n
+    }
+
+    /// An I2C address, written in hex as i2cdetect shows it (`0x70`): every message says the
+    /// range in hex, and a decimal number out of range is shown in hex too (`70` is `0x46`).
+    mutating func i2cAddress(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        guard let v = value(key) else { return nil }
+        let allowed = "0x\(hex(UInt(range.lowerBound))) to 0x\(hex(UInt(range.upperBound)))"
+        guard let n = v.integer.flatMap(Int.init(exactly:)) else {
+            throw fail(key, "expected an address from \(allowed), written in hex without quotes, got \(describe(v))")
+        }
+        guard range.contains(n) else {
+            let shown = n >= 0 ? "\(n) (0x\(hex(UInt(n))))" : "\(n)"
+            throw fail(key, "\(shown) is out of range; allowed are \(allowed), written in hex")
+        }
         return n
     }
 

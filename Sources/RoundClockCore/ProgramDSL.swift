@@ -67,6 +67,9 @@ enum ProgramDSL {
         if TimeText.isTooLong(word, atMost: TimeLimits.maximumPhase) {
             throw fail(word, "a time of at most \(TimeLimits.maximumPhase.clockNotation)")
         }
+        if let over = TimeText.overflowingField(word) {
+            throw fail(word, expected + "; \(over.field) run 00–59, so \(word) is written \(over.carried.clockNotation)")
+        }
         throw fail(word, expected + " (longer than 0:00)")
     }
 }

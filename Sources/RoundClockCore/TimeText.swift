@@ -25,6 +25,19 @@ public enum TimeText {
         }
     }
 
+    /// For `M:SS` or `H:MM:SS` written with two-digit fields of which one is 60 or more
+    /// (`0:60`): which field it is (`seconds` or `minutes`) and the time it would carry to
+    /// (`1:00`), so that an error can say how to write it. `nil` for any other text.
+    public static func overflowingField(_ text: some StringProtocol) -> (field: String, carried: Duration)? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, WholeNumber.isDigits(parts[0]), parts[0].utf8.count <= 6,
+              parts.dropFirst().allSatisfy({ $0.utf8.count == 2 && WholeNumber.isDigits($0) }) else { return nil }
+        let values = parts.map { WholeNumber.parse($0, atMost: 999_999) ?? 0 }
+        guard let over = values.indices.dropFirst().last(where: { values[$0] >= 60 }) else { return nil }
+        let total = values.reduce(Int64(0)) { $0 * 60 + $1 }
+        return (over == parts.count - 1 ? "seconds" : "minutes", .seconds(total))
+    }
+
     /// Local time of day `HH:MM`, or `HH:MM:SS` if `withSeconds`: exactly two digits each,
     /// 00:00 to 23:59(:59). The time since midnight, or `nil`.
     public static func timeOfDay(_ text: some StringProtocol, withSeconds: Bool) -> Duration? {

@@ -43,7 +43,7 @@ struct Simulate: AsyncParsableCommand {
     var soundFile: String?
 
     @Option(help: "The sound file's sample rate in Hz, 8000 to 192000 (default 48000).")
-    var soundRate = 48_000
+    var soundRate: Int?
 
     @Flag(help: "Play each signal's sound through the speaker on its instant: ALSA's default device, or the [sound] device of --config. Real time only.")
     var sound = false
@@ -64,10 +64,12 @@ struct Simulate: AsyncParsableCommand {
         }
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         if soundFile != nil, !virtual { throw ValidationError("--sound-file needs --virtual: the track is laid out in virtual time") }
+        if soundRate != nil, soundFile == nil { throw ValidationError("--sound-rate needs --sound-file: it is the sound file's sample rate") }
+        let soundRate = self.soundRate ?? 48_000
         guard (8_000...192_000).contains(soundRate) else { throw ValidationError("--sound-rate must be 8000 to 192000 Hz, not \(soundRate)") }
         if sound, virtual { throw ValidationError("--sound plays in real time; for virtual time write the track with --sound-file") }
         if config != nil, soundFile == nil, !sound {
-            throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound]")
+            throw ValidationError("--config needs --sound-file or --sound: simulate uses only the config's [sound] and [voice]")
         }
         var settings = SoundSettings()
         var voice: (settings: VoiceSettings, voice: Voice)?

@@ -17,6 +17,25 @@ import TestSupport
         states.reduce(into: []) { out, state in if out.last != state { out.append(state) } }
     }
 
+    /// docs/control-protocol.md quotes each refusal of a bad `adjust` as the clock sends it.
+    @Test func adjustRefusalsAreTheOnesTheDocsQuote() async throws {
+        let clock = try ControlledClock()
+        defer { clock.removeFiles() }
+        let remote = try await clock.connect()
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/control-protocol.md")
+        // A code span may wrap: the page's lines joined by spaces.
+        let page = try String(contentsOf: docs, encoding: .utf8).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for request in [#"{"command": "adjust"}"#, #"{"command": "adjust", "seconds": 0}"#,
+                        #"{"command": "adjust", "seconds": 601}"#, #"{"command": "adjust", "seconds": 1.5}"#] {
+            let reply = try remote.request(request)
+            let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+            let error = try #require(object?["error"] as? String, "\(request): \(reply)")
+            #expect(page.contains("`\(error)`"), "\(request) is refused with \(reply); docs/control-protocol.md does not quote it")
+        }
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+    }
+
     @Test func everyCommandActsAsItsButton() async throws {
         let clock = try ControlledClock()
         defer { clock.removeFiles() }

@@ -93,8 +93,9 @@ struct DoctestSyntaxError: Error, CustomStringConvertible {
 }
 
 /// Every code block the doc tests run or check, in README.md and docs/**/*.md:
-/// ```` ```console doctest ```` runs; ```` ```toml ````, ```` ```toml board ```` and
-/// ```` ```toml invalid ```` go through `roundclock check-config`.
+/// ```` ```console doctest ```` runs, ```` ```console not-run: REASON ```` says why it does
+/// not (every console block is one of the two); ```` ```toml ````, ```` ```toml board ````,
+/// ```` ```toml invalid ```` and ```` ```toml speaker ```` go through `roundclock check-config`.
 @Suite(.serialized) struct CodeBlockTests {
     @Test("console doctest blocks print what the page says", arguments: DocsRepo.markdownFiles)
     func consoleDoctests(file: String) async throws {
@@ -110,33 +111,46 @@ struct DoctestSyntaxError: Error, CustomStringConvertible {
                 continue
             }
             if commands.isEmpty { Issue.record("\(file):\(block.line): a doctest block without a command (\"$ ...\")") }
-            // The commands of one block share one scratch directory, in order; the first that
-            // fails ends the block (the next ones would fail for its sake).
-            let scratch = try DocsScratch()
-            for command in commands {
-                let run = try await DocsShell.run(command.command, in: scratch.url)
-                let actual = DoctestCommand.lines(run.output)
-                let statusOK = run.status == command.exitStatus
-                let outputOK = command.expected.isEmpty || DoctestCommand.matches(expected: command.expected, actual: actual)
-                guard statusOK && outputOK else {
-                    Issue.record(Comment(rawValue: failure(file: file, command: command, run: run, actual: actual)))
-                    break
-                }
+            try await DoctestRunner.run(commands, where: file)
+        }
+    }
+
+    /// What a ```` ```console ```` block's info string says: `doctest` runs it; `not-run:`
+    /// followed by a reason (at least two words) leaves it out and says why.
+    enum ConsoleMark: Equatable {
+        case doctest
+        case notRun(reason: String)
+        case unmarked
+
+        init(_ info: [String]) {
+            if info.contains("doctest") {
+                self = .doctest
+            } else if let index = info.firstIndex(of: "not-run:"), info.count - index > 2 {
+                self = .notRun(reason: info[(index + 1)...].joined(separator: " "))
+            } else {
+                self = .unmarked
             }
         }
     }
 
-    private func failure(file: String, command: DoctestCommand, run: DocsShellRun, actual: [String]) -> String {
-        let shownStatus = run.timedOut ? "\(run.status) (timeout(1): it ran over \(DocsShell.timeoutSeconds) s or was killed)" : "\(run.status)"
-        let expected = command.expected.isEmpty ? "  (any output)" : command.expected.map { "  " + $0 }.joined(separator: "\n")
-        return """
-            \(file):\(command.line): $ \(command.command)
-            exit status \(shownStatus), expected \(command.exitStatus)
-            expected output:
-            \(expected)
-            actual output:
-            \(actual.map { "  " + $0 }.joined(separator: "\n"))
-            """
+    @Test("every console block of README.md and docs/ runs, or says why it does not")
+    func everyConsoleBlockRunsOrSaysWhyNot() throws {
+        var ran = 0
+        var notRun: [String] = []
+        for file in DocsRepo.markdownFiles {
+            for block in MarkdownPage(path: file, text: try DocsRepo.text(file)).blocks where block.language == "console" {
+                switch ConsoleMark(block.info) {
+                case .doctest: ran += 1
+                case .notRun(let reason): notRun.append("\(file):\(block.line): \(reason)")
+                case .unmarked:
+                    Issue.record("\(file):\(block.line): ```\(block.info.joined(separator: " ")): a console block is `console doctest` (run and compared) or `console not-run: REASON`")
+                }
+            }
+        }
+        print("console blocks of README.md and docs/: \(ran) run, \(notRun.count) marked not run\n  "
+              + notRun.joined(separator: "\n  "))
+        #expect(ran >= 15 && ran > 2 * notRun.count,
+                "only \(ran) console blocks run against \(notRun.count) marked not run: the doc tests would check little")
     }
 
     @Test("toml blocks pass check-config (board: as a board file; invalid: must fail; speaker: but its device)",
@@ -148,33 +162,12 @@ struct DoctestSyntaxError: Error, CustomStringConvertible {
         let scratch = try DocsScratch()
         for block in tomlBlocks {
             let marks = Set(block.info.dropFirst())
-            guard marks.isSubset(of: ["board", "invalid", "speaker"]) else {
+            guard marks.isSubset(of: TOMLBlockCheck.marks) else {
                 Issue.record("\(file):\(block.line): ```\(block.info.joined(separator: " ")): a toml block is marked with nothing, board, invalid or speaker")
                 continue
             }
-            let text = block.lines.joined(separator: "\n") + "\n"
-            let name = "example-line\(block.line).toml"
-            let config: String
-            if marks.contains("board") {
-                // check-config loads and validates the board its config names, layouts and all.
-                try scratch.write(text, to: "board-line\(block.line).toml")
-                try scratch.write("board = \"board-line\(block.line).toml\"\n", to: name)
-                config = name
-            } else {
-                try scratch.write(text, to: name)
-                config = name
-            }
-            let run = try await DocsShell.run(DocsRepo.roundclock, ["check-config", config], in: scratch.url)
-            // `speaker`: the block turns the speaker on and names a device this machine may not
-            // have; everything else in it must pass.
-            let onlyTheDevice = marks.contains("speaker") && run.status == 78
-                && (run.output.contains(": sound.device: sound device") || run.output.contains(": sound.mixer: mixer of sound device"))
-            if marks.contains("invalid") {
-                #expect(run.status == 78, "\(file):\(block.line): a ```toml invalid block must fail check-config with 78 (EX_CONFIG); got \(run.status): \(run.output)")
-            } else {
-                #expect(run.status == 0 || onlyTheDevice,
-                        "\(file):\(block.line): ```\(block.info.joined(separator: " ")) fails check-config: \(run.output)")
-            }
+            try await TOMLBlockCheck.run(block.lines.joined(separator: "\n") + "\n", marks: marks, where: "\(file):\(block.line)",
+                                         info: block.info.joined(separator: " "), in: scratch)
         }
     }
 }

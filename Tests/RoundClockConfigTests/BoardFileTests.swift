@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: [
         (minimal + "\nbogus = 1", "panels[1].bogus", "unknown key; known here: address, kind, role"),
         ("bogus = 1\n" + minimal, "bogus", "unknown key"),
-        (minimal.replacingOccurrences(of: "0x70", with: "0x69"), "panels[1].address", "out of range; allowed are 112 to 119"),
+        (minimal.replacingOccurrences(of: "0x70", with: "0x69"), "panels[1].address", "105 (0x69) is out of range; allowed are 0x70 to 0x77, written in hex"),
         (minimal.replacingOccurrences(of: "seg7x4", with: "seg9x4"), "panels[1].kind", "\"seg9x4\" is not allowed"),
         (minimal.replacingOccurrences(of: "\"time\"", with: "\"phase\""), "panels[1].kind", "cannot show \"WORK\""),
         (minimal.replacingOccurrences(of: "\"time\"", with: "\"round\""), "panels", "needs a panel with role = \"time\""),
