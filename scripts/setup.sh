@@ -19,7 +19,7 @@ packages=(libgpiod-dev libi2c-dev libasound2-dev libespeak-ng-dev pkg-config)
 test_packages=(systemd groff-base xvfb xterm tmux imagemagick fonts-dejavu-core)
 deb_packages=(dpkg-dev debhelper lintian)
 gateway_packages=(systemd chromium chromium-driver fonts-dejavu-core libmosquitto-dev mosquitto mosquitto-clients
-    python3-paho-mqtt python3-jinja2)
+    python3-paho-mqtt python3-jinja2 python3-venv)
 vm_packages=(qemu-system-x86 busybox-static gpiod i2c-tools linux-headers-amd64 gcc make libc6-dev kmod cpio gzip
     xz-utils alsa-utils python3 python3-pip mmdebstrap e2fsprogs help2man rsync iproute2)
 selenium=0
