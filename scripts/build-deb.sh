@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Builds the Debian package roundclock_<version>_<arch>.deb (amd64 or arm64: the machine's own
-# architecture; Swift does not cross-compile here).
+# architecture, or the other one cross-built with --arch and --swift-sdk).
 #
-#   scripts/build-deb.sh [--version V] [--out DIR] [--no-lintian]
+#   scripts/build-deb.sh [--version V] [--out DIR] [--no-lintian] [--arch ARCH --swift-sdk FILE]
 #   scripts/build-deb.sh --gateway [--out DIR] [--no-lintian] [--scratch-path DIR]
 #
 #   --version V   package another version than debian/changelog's top entry (a new entry is
 #                 added to the staged copy only; the tests use it to build an upgrade)
 #   --out DIR     where the .deb goes (default .build-deb/)
 #   --no-lintian  skip the lintian run at the end
+#   --arch ARCH   the package's architecture when it is not the machine's: the compiler runs
+#                 natively with the Swift SDK FILE (--swift-sdk, a swift-sdk.json whose target is
+#                 ARCH), the C libraries come from ARCH's multiarch -dev packages, and
+#                 dpkg-buildpackage -aARCH packages it; the binary itself runs (--version, and
+#                 debian/rules' completions) through qemu-user's binfmt (scripts/release sets this up)
 #   --gateway     build the phone remote's package roundclock-gateway_<version>_<arch>.deb instead
 #                 (Gateway/, its own source package; needs Swift 6.2+, the clock's package does not
 #                 need it)
@@ -27,15 +32,17 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 die() { echo "build-deb: $*" >&2; exit 1; }
 
-VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0 SCRATCH=""
+VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0 SCRATCH="" TARGET_ARCH="" SWIFT_SDK=""
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=${2:?--version needs a version}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --no-lintian) LINTIAN=0; shift ;;
+    --arch) TARGET_ARCH=${2:?--arch needs an architecture}; shift 2 ;;
+    --swift-sdk) SWIFT_SDK=${2:?--swift-sdk needs a swift-sdk.json}; shift 2 ;;
     --gateway) GATEWAY=1; shift ;;
     --scratch-path) SCRATCH=$(mkdir -p "${2:?--scratch-path needs a directory}" && cd "$2" && pwd); shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -75,16 +82,24 @@ case $VERSION in
   "$UPSTREAM"|"$UPSTREAM"[-+~]*) ;;
   *) die "version $VERSION does not start with RoundClockVersion.upstream ($UPSTREAM) in Sources/roundclock/RoundClockCommand.swift" ;;
 esac
-ARCH=$(dpkg --print-architecture)
+ARCH=${TARGET_ARCH:-$(dpkg --print-architecture)}
 case $ARCH in amd64|arm64) ;; *) die "architecture $ARCH: debian/control builds amd64 and arm64 only" ;; esac
+# a cross build: SwiftPM's --destination (the Swift SDK), pkg-config reading ARCH's .pc files
+CROSS=() DPKG_ARCH=()
+if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
+  [ -f "$SWIFT_SDK" ] || die "--arch $ARCH needs --swift-sdk FILE (a swift-sdk.json for $ARCH)"
+  CROSS=(--destination "$SWIFT_SDK")
+  DPKG_ARCH=(-a"$ARCH")
+  export PKG_CONFIG_PATH=/usr/lib/$(dpkg-architecture -a"$ARCH" -qDEB_HOST_MULTIARCH 2>/dev/null)/pkgconfig
+fi
 
 echo "== roundclock $VERSION for $ARCH"
 GENERATED=Sources/roundclock/PackageVersion.generated.swift
 NEW=$(printf '// Written by scripts/build-deb.sh (gitignored): the package version, for --version.\n#if ROUNDCLOCK_PACKAGE_BUILD\nlet packageVersion = "%s"\n#endif\n' "$VERSION")
 # rewritten only when it changes, so that an unchanged version rebuilds nothing
 [ -f "$GENERATED" ] && [ "$(cat "$GENERATED")" = "$NEW" ] || printf '%s\n' "$NEW" > "$GENERATED"
-ROUNDCLOCK_PACKAGE_BUILD=1 swift build "${RELEASE_FLAGS[@]}" --product roundclock
-BIN="$(swift build -c release --show-bin-path)/roundclock"
+ROUNDCLOCK_PACKAGE_BUILD=1 swift build "${RELEASE_FLAGS[@]}" "${CROSS[@]}" --product roundclock
+BIN="$(swift build -c release "${CROSS[@]}" --show-bin-path)/roundclock"
 [ "$("$BIN" --version)" = "$VERSION" ] || die "$BIN --version says '$("$BIN" --version)', expected $VERSION"
 
 STAGE=$OUT/stage/roundclock-$VERSION
@@ -96,7 +111,7 @@ if [ "$VERSION" != "$CHANGELOG_VERSION" ]; then
       "$VERSION" "$VERSION" "$(dpkg-parsechangelog -l debian/changelog -SMaintainer)" "$(date -R)"
     cat debian/changelog; } > "$STAGE/debian/changelog"
 fi
-(cd "$STAGE" && dpkg-buildpackage -b -uc -us) > "$OUT/dpkg-buildpackage.log" 2>&1 ||
+(cd "$STAGE" && dpkg-buildpackage "${DPKG_ARCH[@]}" -b -uc -us) > "$OUT/dpkg-buildpackage.log" 2>&1 ||
   { tail -40 "$OUT/dpkg-buildpackage.log" >&2; die "dpkg-buildpackage failed (log: $OUT/dpkg-buildpackage.log)"; }
 DEB=$OUT/stage/roundclock_${VERSION}_$ARCH.deb
 [ -f "$DEB" ] || die "dpkg-buildpackage made no $DEB"
