@@ -19,6 +19,8 @@
 #                 need it)
 #   --scratch-path DIR  with --gateway: SwiftPM's build directory (default Gateway/.build); the
 #                 system VM test keeps it under .build-vm/, with its other caches
+#   --binary FILE with --gateway: package this roundclock-gateway binary instead of building it
+#                 (a build by another toolchain, e.g. for --arch)
 #
 # Steps: the version from debian/changelog; Sources/roundclock/PackageVersion.generated.swift
 # (gitignored) so that `roundclock --version` prints it; `ROUNDCLOCK_PACKAGE_BUILD=1 swift build
@@ -32,7 +34,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 die() { echo "build-deb: $*" >&2; exit 1; }
 
-VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0 SCRATCH="" TARGET_ARCH="" SWIFT_SDK=""
+VERSION="" OUT=$REPO/.build-deb LINTIAN=1 GATEWAY=0 SCRATCH="" TARGET_ARCH="" SWIFT_SDK="" GATEWAY_BINARY=""
 while [ $# -gt 0 ]; do
   case $1 in
     --version) VERSION=${2:?--version needs a version}; shift 2 ;;
@@ -41,8 +43,9 @@ while [ $# -gt 0 ]; do
     --arch) TARGET_ARCH=${2:?--arch needs an architecture}; shift 2 ;;
     --swift-sdk) SWIFT_SDK=${2:?--swift-sdk needs a swift-sdk.json}; shift 2 ;;
     --gateway) GATEWAY=1; shift ;;
+    --binary) GATEWAY_BINARY=$(realpath "${2:?--binary needs a file}"); shift 2 ;;
     --scratch-path) SCRATCH=$(mkdir -p "${2:?--scratch-path needs a directory}" && cd "$2" && pwd); shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -52,17 +55,23 @@ done
 if [ "$GATEWAY" = 1 ]; then
   # The gateway's own source package (Gateway/debian): its binary, page, unit, Avahi file.
   VERSION=$(dpkg-parsechangelog -l Gateway/debian/changelog -SVersion)
-  ARCH=$(dpkg --print-architecture)
+  ARCH=${TARGET_ARCH:-$(dpkg --print-architecture)}
+  DPKG_ARCH=(); [ "$ARCH" = "$(dpkg --print-architecture)" ] || DPKG_ARCH=(-a"$ARCH")
   echo "== roundclock-gateway $VERSION for $ARCH"
-  SCRATCH_ARGS=(); [ -n "$SCRATCH" ] && SCRATCH_ARGS=(--scratch-path "$SCRATCH")
-  (cd Gateway && swift build "${RELEASE_FLAGS[@]}" "${SCRATCH_ARGS[@]}" --product roundclock-gateway)
-  BIN="$(cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --show-bin-path)/roundclock-gateway"
+  if [ -n "$GATEWAY_BINARY" ]; then
+    BIN=$GATEWAY_BINARY
+  else
+    [ ${#DPKG_ARCH[@]} = 0 ] || die "--gateway --arch $ARCH needs --binary FILE"
+    SCRATCH_ARGS=(); [ -n "$SCRATCH" ] && SCRATCH_ARGS=(--scratch-path "$SCRATCH")
+    (cd Gateway && swift build "${RELEASE_FLAGS[@]}" "${SCRATCH_ARGS[@]}" --product roundclock-gateway)
+    BIN="$(cd Gateway && swift build -c release "${SCRATCH_ARGS[@]}" --show-bin-path)/roundclock-gateway"
+  fi
   STAGE=$OUT/stage-gateway/roundclock-gateway-$VERSION
   rm -rf "$OUT/stage-gateway"; mkdir -p "$STAGE/bin"
   cp -r Gateway/debian Gateway/Public Gateway/systemd Gateway/avahi README.md "$STAGE/"
   mkdir "$STAGE/man" && cp man/roundclock-gateway.1 "$STAGE/man/"
   cp "$BIN" "$STAGE/bin/roundclock-gateway"
-  (cd "$STAGE" && dpkg-buildpackage -b -uc -us) > "$OUT/dpkg-buildpackage-gateway.log" 2>&1 ||
+  (cd "$STAGE" && dpkg-buildpackage "${DPKG_ARCH[@]}" -b -uc -us) > "$OUT/dpkg-buildpackage-gateway.log" 2>&1 ||
     { tail -40 "$OUT/dpkg-buildpackage-gateway.log" >&2; die "dpkg-buildpackage failed (log: $OUT/dpkg-buildpackage-gateway.log)"; }
   mv "$OUT"/stage-gateway/roundclock-gateway_"${VERSION}"_"$ARCH".deb "$OUT/"
   DEB=$OUT/roundclock-gateway_${VERSION}_$ARCH.deb
