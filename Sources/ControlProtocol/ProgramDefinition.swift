@@ -41,7 +41,7 @@ public enum ProgramDefinition {
             phases.append(phase)
         }
         return try? Program(name: name, label: label, phases: phases, warning: warning.value, countdownBeeps: beeps.value,
-                            countsRounds: countsRounds ?? false)
+                            countsRounds: countsRounds.value ?? false)
     }
 
     static func phaseJSON(_ phase: Phase) -> JSONValue {
@@ -102,9 +102,10 @@ public enum ProgramDefinition {
         optional(value) { $0.string.flatMap(Signal.init(rawValue:)) }
     }
 
-    static func optionalBool(_ value: JSONValue?) -> Bool?? {
-        guard let value, value != .null else { return .some(nil) }
-        guard case .bool(let flag) = value else { return nil }
-        return .some(flag)
+    static func optionalBool(_ value: JSONValue?) -> Member<Bool>? {
+        optional(value) { (json: JSONValue) -> Bool? in
+            guard case .bool(let flag) = json else { return nil }
+            return flag
+        }
     }
 }

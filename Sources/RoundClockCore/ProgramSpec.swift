@@ -7,13 +7,16 @@ public enum ProgramSpec {
     public static func parse(_ spec: String, alsoNamed names: [String] = []) throws(SpecError) -> Program {
         let text = spec.trimmed
         guard !text.isEmpty else {
-            throw SpecError(spec: spec, token: "", expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"")
+            throw SpecError(spec: spec, token: "", expected: expectedProgram)
         }
         if let first = text.first, first.isLetter, !text.contains(",") {
             return try preset(text, spec: spec, names: names)
         }
         return try ProgramDSL.parse(text, spec: spec)
     }
+
+    /// What a spec that is neither a preset nor a program line should have been.
+    static let expectedProgram = "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\""
 
     private static func preset(_ text: String, spec: String, names: [String]) throws(SpecError) -> Program {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -51,7 +54,7 @@ public enum ProgramSpec {
                 }
                 return try Presets.countdown(length)
             default:
-                throw SpecError(spec: spec, token: name, expected: "a preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\"",
+                throw SpecError(spec: spec, token: name, expected: expectedProgram,
                                 suggestion: NearestName.of(name, among: Presets.reservedNames + names))
             }
         } catch let error as SpecError {

@@ -3,7 +3,7 @@ import RoundClockCore
 
 /// Options `simulate` and `run` share, checked the same way.
 struct SessionOptions: ParsableArguments {
-    @Option(help: "A preset (boxing, mma, muaythai, tabata, emom[:N], amrap[:M], fortime[:M], countdown:M:SS, stopwatch, clock, fgb, bjj, deathby[:M]) or a custom line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\". For run, a config file's program comes first unless this is given.")
+    @Option(help: ArgumentHelp("A preset (\((Presets.names + Presets.moreNames).joined(separator: ", "))) or a custom line like \"10 x 0:45/0:15, prep 0:10, warn 0:05\". For run, a config file's program comes first unless this is given."))
     var program: String = "boxing"
 
     @Option(help: "Stop after this much time since the start: M:SS, H:MM:SS or seconds, at most 366 days.")

@@ -107,7 +107,9 @@ import TestSupport
         ])
         plan.rounds = 3
         plan.countdownBeeps = 3
-        #expect(state.definition == (try plan.program(name: "x", label: "JMPS")))
-        #expect(ProgramDefinition.json(try #require(state.definition)) == (try JSONParser(maxBytes: 8192).parse(example))["definition"])
+        let described = try plan.program(name: "x", label: "JMPS")
+        #expect(state.definition == described)
+        let documented = try JSONParser(maxBytes: 8192).parse(example)["definition"]
+        #expect(ProgramDefinition.json(try #require(state.definition)) == documented)
     }
 }

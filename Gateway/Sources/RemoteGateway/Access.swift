@@ -92,14 +92,7 @@ public final class Access: Sendable {
     /// a login, or a request with a live session cookie.
     public func isPhone(_ head: HTTPRequestHead, now: ContinuousClock.Instant = .now) -> Bool {
         if head.method == .POST, head.uri.split(separator: "?", maxSplits: 1).first == "/api/login" { return true }
-        let prefix = SessionStore.cookieName + "="
-        var token: String?
-        for header in head.headers["Cookie"] {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop(while: { $0 == " " })
-                if trimmed.hasPrefix(prefix) { token = String(trimmed.dropFirst(prefix.count)) }
-            }
-        }
+        let token = Cookies(from: head.headers["Cookie"])[SessionStore.cookieName]?.value
         return sessions.withLockedValue { $0.isValid(token, now: now) }
     }
 

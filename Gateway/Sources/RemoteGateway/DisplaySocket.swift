@@ -7,7 +7,8 @@ import Glibc
 
 /// `/api/display`: the TV page's WebSocket. It checks `Origin` as `/api/live` does and, with
 /// `[remote] display_pin = true`, a session. A page without a session takes a viewer's place
-/// in the `ConnectionTable` (503 when its address or everyone has all of theirs); it then sends the latest `DisplayFeed` message
+/// in the `ConnectionTable`, and is refused when its address or everyone has all of theirs
+/// (the upgrade's refusal: 400, as docs/remote.md says); it then sends the latest `DisplayFeed` message
 /// and each new one, and answers the page's pings (`DisplayPing`). Any other message, or
 /// pings beyond the budget, closes it with the reason.
 struct DisplaySocket: Sendable {

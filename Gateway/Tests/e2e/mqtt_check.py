@@ -109,8 +109,11 @@ def check_discovery(checker, state):
 def main_run(broker):
     config = CONFIG + broker.config(PREFIX)
     with Rig(config=config) as rig:
-        first = Checker(broker, [f"{PREFIX}/status"])
+        # Status and state both published (the state comes once the clock's first line has
+        # reached the gateway, which may be after the broker's connect on a busy machine).
+        first = Checker(broker, [f"{PREFIX}/status", f"{PREFIX}/state"])
         wait_for(lambda: (first.get(f"{PREFIX}/status") or (0,))[0] == b"online", what="status online")
+        wait_for(lambda: (state_of(first) or {}).get("remaining") == 300, what="the ready session's report")
         first.close()
         # Subscribed after the gateway published: what comes now is what the broker retained.
         checker = Checker(broker, [f"{PREFIX}/#", f"{DISCOVERY}/#"])
