@@ -87,10 +87,12 @@ fi
 CHANGELOG_VERSION=$(dpkg-parsechangelog -l debian/changelog -SVersion)
 VERSION=${VERSION:-$CHANGELOG_VERSION}
 UPSTREAM=$(sed -n 's/^ *static let upstream = "\(.*\)"$/\1/p' Sources/roundclock/RoundClockCommand.swift)
-case $VERSION in
+case $CHANGELOG_VERSION in
   "$UPSTREAM"|"$UPSTREAM"[-+~]*) ;;
-  *) die "version $VERSION does not start with RoundClockVersion.upstream ($UPSTREAM) in Sources/roundclock/RoundClockCommand.swift" ;;
+  *) die "debian/changelog's $CHANGELOG_VERSION does not start with RoundClockVersion.upstream ($UPSTREAM) in Sources/roundclock/RoundClockCommand.swift" ;;
 esac
+dpkg --compare-versions "$VERSION" ge "$CHANGELOG_VERSION" ||
+  die "--version $VERSION is older than debian/changelog's $CHANGELOG_VERSION"
 ARCH=${TARGET_ARCH:-$(dpkg --print-architecture)}
 case $ARCH in amd64|arm64) ;; *) die "architecture $ARCH: debian/control builds amd64 and arm64 only" ;; esac
 # a cross build: SwiftPM's --destination (the Swift SDK), pkg-config reading ARCH's .pc files
