@@ -90,7 +90,7 @@ trixie_chroot() {
     mount --rbind /dev "$root/dev"; mount --rbind /sys "$root/sys"
     mount -t tmpfs tmpfs "$root/tmp"
     mkdir -p "$root/cache" "$cache/home"; mount --bind "$cache" "$root/cache"; mount --bind "$cache/home" "$root/root"
-    mount --bind -o ro /opt/swift-packages "$root/opt/swift-packages"
+    mount --bind -o ro "${SWIFT_PACKAGE_MIRROR:-/opt/swift-packages}" "$root/opt/swift-packages"
     exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
       LANG=C.UTF-8 TERM=dumb GIT_CONFIG_GLOBAL=/cache/deps/gitconfig /bin/bash -c "$1"' trixie-chroot "$root" "$cache" "$1"
 }
