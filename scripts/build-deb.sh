@@ -72,7 +72,7 @@ build_info_file() {
   cat "$builder"
   echo
   scripts/build-info.sh debian "$arch" "$@"
-  if [ -n "$BUILD_NOTE" ]; then echo; cat "$BUILD_NOTE"; fi
+  if [ -n "$BUILD_NOTE" ]; then echo; echo "Changes to the Swift packages for this build:"; sed 's/^/  /' "$BUILD_NOTE"; fi
 }
 
 if [ "$GATEWAY" = 1 ]; then

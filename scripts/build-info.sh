@@ -14,7 +14,7 @@ case ${1:-} in
     echo
     echo "Swift packages (Package.resolved):"
     awk -F'"' '/"identity"/ { name = $4 } /"revision"/ { rev = $4 }
-               /"version"/ { printf "  %-28s %-12s %s\n", name, $4, rev }' "$dir/Package.resolved" | sort
+               /"version"/ && $4 != "" { printf "  %-28s %-12s %s\n", name, $4, rev }' "$dir/Package.resolved" | sort
     ;;
   debian)
     arch=${2:?usage: build-info.sh debian ARCH PKG...}; shift 2
