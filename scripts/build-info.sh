@@ -10,7 +10,8 @@ case ${1:-} in
   swift)
     dir=${2:?usage: build-info.sh swift DIR}
     [ -f "$dir/Package.resolved" ] || { echo "build-info: $dir/Package.resolved is missing (resolve first)" >&2; exit 1; }
-    echo "Swift compiler: $(swift --version 2>&1 | grep -m1 -i 'swift version')"
+    debian=$(dpkg-query -W -f=', Debian swiftlang ${Version}' swiftlang 2>/dev/null || true)
+    echo "Swift compiler: $(swift --version 2>&1 | grep -m1 -i 'swift version')$debian"
     echo
     echo "Swift packages (Package.resolved):"
     awk -F'"' '/"identity"/ { name = $4 } /"revision"/ { rev = $4 }
