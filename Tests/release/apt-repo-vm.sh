@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     --debs) DEBS=$(readlink -f "${2:?--debs needs a directory}"); shift 2 ;;
     --upgrade-debs) UPGRADE_DEBS=$(readlink -f "${2:?--upgrade-debs needs a directory}"); shift 2 ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
-    -h|--help) sed -n '8,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '8,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
