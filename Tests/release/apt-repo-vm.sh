@@ -53,7 +53,7 @@ VM_LABEL=apt-repo-vm PREP_FAILED_SUMMARY="apt-repo-vm: 0 passed, $CHECKS failed"
 # ---- host packages -------------------------------------------------------------------------
 stage install
 PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
-      kmod cpio gzip xz-utils apt-utils gnupg)
+      kmod cpio gzip xz-utils apt-utils gnupg python3)
 install_host_packages "${PKGS[@]}"
 
 # ---- kernel and gpio-sim (shared with Tests/kernel-vm and Tests/system-vm) -----------------
@@ -197,6 +197,7 @@ stage vm
 ACCEL=${ACCEL:-tcg}
 if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
 CONSOLE=$LOGS/apt-repo-vm-console.log
+rm -f "$CONSOLE" "$CONSOLE.froze" "$LOGS/apt-repo-vm-details.log"
 echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-900}s, repository $URL = http://127.0.0.1:$PORT/roundclock (console: $CONSOLE)"
 # boot: the guest's checks from the release's repository on; false if the VM froze (nothing
 # on its console for VM_STALL seconds, as TCG now and then does: see Tests/kernel-vm/boot-vm.sh)

@@ -29,7 +29,7 @@ upgradable() { apt list --upgradable 2>/dev/null | grep -c '^roundclock' || true
 # run NAME COMMAND...: COMMAND's output (stdout and stderr) in OUT and the details, its status
 run() { local name=$1; shift; OUT=$("$@" 2>&1); local rc=$?; printf '== %s (exit %s)\n%s\n' "$name" "$rc" "$OUT" >> "$DETAILS"; return $rc; }
 # apt's fetch lines that name another place than the repository
-elsewhere() { printf '%s\n' "$1" | grep -E '^(Get|Hit|Ign|Err):' | grep -vF " $URL " | xargs; }
+elsewhere() { printf '%s\n' "$1" | grep -E '^(Get|Hit|Ign|Err):' | grep -vF " $URL " | tr '\n' ' '; }
 # publish NAME: the host serves the repository NAME at $URL from now on
 publish() {
   rm -f "$SHARE/published"
@@ -59,7 +59,7 @@ refused() {
      [ $sim != 0 ] && [ "$after" = "$before" ] && active "$U"; then
     pass "$n" "$what repository refused: apt update (exit $rc) said$said; candidate still $cand, nothing upgradable, roundclock=$UPGRADE_VERSION not installable; installed unchanged ($after)"
   else
-    fail "$n" "$what repository: apt update exit $rc did not say:${missing:- (said all)}; apt said: $(printf '%s\n' "$OUT" | grep -E '^(Error|Warning|E|W|Err):|^  ' | head -4 | xargs); candidate $cand0 -> $cand, $up upgradable, roundclock=$UPGRADE_VERSION installable: $([ $sim = 0 ] && echo yes || echo no); installed $before -> $after; clock $(systemctl is-active "$U")"
+    fail "$n" "$what repository: apt update exit $rc, said:${said:- none of the expected}, did not say:${missing:- -}; its errors and warnings: '$(printf '%s\n' "$OUT" | grep -E '^(Error|Warning|E|W|Err):' | head -4 | tr '\n' ' ')'; candidate $cand0 -> $cand, $up upgradable, roundclock=$UPGRADE_VERSION installable: $([ $sim = 0 ] && echo yes || echo no); installed $before -> $after; clock $(systemctl is-active "$U")"
   fi
 }
 

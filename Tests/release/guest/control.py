@@ -84,7 +84,7 @@ def goes_on(before_path, after_path):
         return False, "the round was not running before: " + seen
     if not (a["state"] == "running" and as_["run"] == "running" and as_["program"] == bs["program"]
             and a["program"] == b["program"]):
-        return False, "not the same program running: " + seen
+        return False, "not running the same program: " + seen
     if as_["elapsed_before_ns"] != bs["elapsed_before_ns"]:
         return False, "the running time before the run changed: " + seen
     moved = as_["anchor_realtime_ns"] - bs["anchor_realtime_ns"]
