@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# The signed apt repository, as an owner uses it: boots a minimal Debian 13 trixie with
+# systemd in qemu (TCG), serves a repository made by scripts/apt-repo over HTTP from the host,
+# and in the guest adds it, installs both packages, refuses a tampered and a wrongly signed
+# repository, and upgrades the clock to a newer version while a round runs.
+# See README.md here.
+#
+# usage: Tests/release/apt-repo-vm.sh --debs DIR --upgrade-debs DIR
+#        Tests/release/apt-repo-vm.sh --prepare-only
+#   --debs DIR          the packages of the release: roundclock_*_amd64.deb and
+#                       roundclock-gateway_*_amd64.deb at least; every roundclock*.deb in DIR
+#                       (arm64 ones too) goes into the repository
+#   --upgrade-debs DIR  roundclock_*_amd64.deb of a higher version, for the upgrade
+#   --prepare-only      make the caches only: kernel, root filesystem, initramfs
+# Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 900),
+#   VM_STALL (seconds without a byte on the console after which the VM is taken as frozen and
+#   booted once more, default 240), VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh),
+#   VM_NO_INSTALL=1 (never apt-get install on the host).
+# Output: "PASS|FAIL <n> <text>" per check 1-4, then "apt-repo-vm: N passed, M failed" (a
+# check the guest did not report counts as failed). Exit status 0 only if all four passed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+KVM_DIR=$REPO/Tests/kernel-vm
+SVM_DIR=$REPO/Tests/system-vm
+export DEBIAN_FRONTEND=noninteractive
+die() { echo "apt-repo-vm: error: $*" >&2; exit 2; }
+
+DEBS="" UPGRADE_DEBS="" PREPARE_ONLY=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --debs) DEBS=$(readlink -f "${2:?--debs needs a directory}"); shift 2 ;;
+    --upgrade-debs) UPGRADE_DEBS=$(readlink -f "${2:?--upgrade-debs needs a directory}"); shift 2 ;;
+    --prepare-only) PREPARE_ONLY=1; shift ;;
+    -h|--help) sed -n '8,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1'" ;;
+  esac
+done
+[ $PREPARE_ONLY = 1 ] || { [ -d "$DEBS" ] && [ -d "$UPGRADE_DEBS" ]; } ||
+  die "--debs DIR and --upgrade-debs DIR are needed (see --help)"
+
+CACHE=${VM_CACHE:-$REPO/.build-vm}
+mkdir -p "$CACHE/debs" "$CACHE/logs" "$CACHE/apt-repo-vm"
+CACHE=$(cd "$CACHE" && pwd)
+LOGS=$CACHE/logs
+AVM=$CACHE/apt-repo-vm
+
+CHECKS=4
+VM_LABEL=apt-repo-vm PREP_FAILED_SUMMARY="apt-repo-vm: 0 passed, $CHECKS failed"
+. "$KVM_DIR/host-lib.sh"
+
+# ---- host packages -------------------------------------------------------------------------
+stage install
+PKGS=(qemu-system-x86 busybox-static mmdebstrap e2fsprogs linux-headers-amd64 gcc make libc6-dev
+      kmod cpio gzip xz-utils apt-utils gnupg python3)
+install_host_packages "${PKGS[@]}"
+
+# ---- kernel and gpio-sim (shared with Tests/kernel-vm and Tests/system-vm) -----------------
+. "$KVM_DIR/kernel-prep.sh"
+
+# ---- root filesystem: Debian 13 with systemd and the packages' run-time libraries (cached) --
+stage rootfs
+# What both packages depend on, without versions (checked against their Depends below), so
+# that the guest needs nothing but the repository; i2c-tools for the simulators' set-up (and
+# the clock's Recommends); python3 talks to the control socket. No other apt source is left.
+ROOTFS_PACKAGES=systemd,systemd-sysv,udev,kmod,procps,i2c-tools,python3,libc6,libgcc-s1,libstdc++6,libasound2t64,libgpiod3,libi2c0,libmosquitto1
+KEY=$( { echo "$ROOTFS_PACKAGES"; echo "$KV"; cat "$SVM_DIR/rootfs-setup.sh"; sed -n '/^# ---- root filesystem/,/^# ---- initramfs/p' "$0"
+         md5sum "$MODDIR/extra/gpio-sim.ko"; } | sha256sum | cut -c1-12)
+IMAGE=$AVM/rootfs-trixie-$KEY.img
+if ! { cache_reuse "$IMAGE" "the trixie root filesystem" && [ -s "$IMAGE.packages" ]; }; then
+  rm -f "$AVM"/rootfs-trixie-*.img "$AVM"/rootfs-trixie-*.img.*
+  ROOT=$AVM/rootfs.tmp
+  rm -rf "$ROOT"
+  echo "mmdebstrap trixie --variant=minbase --include=$ROOTFS_PACKAGES"
+  mmdebstrap --variant=minbase --include="$ROOTFS_PACKAGES" trixie "$ROOT" > "$LOGS/apt-repo-vm-mmdebstrap.log" 2>&1 ||
+    { tail -30 "$LOGS/apt-repo-vm-mmdebstrap.log" >&2; die "mmdebstrap failed"; }
+  # the system VM's set-up: modules, i2c-stub and gpio-sim at boot, networkd with the address
+  # of qemu's user network, the synchronized-clock marker, vm-checks.service; here that unit
+  # runs this test's checks
+  "$SVM_DIR/rootfs-setup.sh" "$ROOT" "$KDIR" "$KV" > "$LOGS/apt-repo-vm-rootfs-setup.log" 2>&1 ||
+    { tail -30 "$LOGS/apt-repo-vm-rootfs-setup.log" >&2; die "$SVM_DIR/rootfs-setup.sh failed"; }
+  mkdir -p "$ROOT/etc/systemd/system/vm-checks.service.d"
+  printf '[Service]\nExecStart=\nExecStart=/bin/bash /mnt/share/apt-repo-checks.sh\n' \
+    > "$ROOT/etc/systemd/system/vm-checks.service.d/apt-repo.conf"
+  # Debian's archive is not a source: apt sees the RoundClock repository only
+  rm -rf "$ROOT/etc/apt/sources.list" "$ROOT"/etc/apt/sources.list.d/* "$ROOT"/var/lib/apt/lists/*
+  chroot "$ROOT" dpkg-query -W -f='${Package}\n' > "$IMAGE.packages"
+  mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" 1G || die "mke2fs -d $ROOT failed"
+  mv "$IMAGE.tmp" "$IMAGE"
+  rm -rf "$ROOT"
+  cache_seal "$IMAGE"
+fi
+echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 1G)"
+
+# ---- initramfs: the system VM's, which mounts /dev/vda and hands over to systemd ------------
+stage initramfs
+INITRD=$AVM/initrd-$KV.gz
+MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4"
+IKEY=$( { echo "$MODS"; cat "$SVM_DIR/guest/init" "$KVM_DIR/mkinitramfs.sh" /bin/busybox; } | md5sum | cut -d' ' -f1)
+if [ "$(cat "$INITRD.key" 2>/dev/null)" != "$IKEY" ] || ! cache_reuse "$INITRD" "the initramfs"; then
+  INITRAMFS_MODULES=$MODS INITRAMFS_INIT=$SVM_DIR/guest/init "$KVM_DIR/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
+  cache_seal "$INITRD"
+  echo "$IKEY" > "$INITRD.key"
+fi
+if [ $PREPARE_ONLY = 1 ]; then
+  stage done
+  SUMMARY_DONE=1
+  echo "apt-repo-vm: prepared (kernel $KV, root filesystem, initramfs):$TIMINGS total $(( $(date +%s) - START ))s"
+  exit 0
+fi
+
+# ---- the packages ---------------------------------------------------------------------------
+stage packages
+one() { local f; f=$(ls "$1"/$2 2>/dev/null | sort -V | tail -1); [ -n "$f" ] || die "no $2 in $1"; echo "$f"; }
+CLOCK_DEB=$(one "$DEBS" 'roundclock_*_amd64.deb')
+GATEWAY_DEB=$(one "$DEBS" 'roundclock-gateway_*_amd64.deb')
+UPGRADE_DEB=$(one "$UPGRADE_DEBS" 'roundclock_*_amd64.deb')
+RELEASE_DEBS=("$DEBS"/roundclock*.deb)
+VERSION=$(dpkg-deb -f "$CLOCK_DEB" Version) UPGRADE_VERSION=$(dpkg-deb -f "$UPGRADE_DEB" Version)
+dpkg --compare-versions "$UPGRADE_VERSION" gt "$VERSION" || die "$UPGRADE_DEB ($UPGRADE_VERSION) is not newer than $CLOCK_DEB ($VERSION)"
+echo "release: $(cd "$DEBS" && echo roundclock*.deb); upgrade: $(basename "$UPGRADE_DEB")"
+# both packages' Depends, without versions or alternatives, must be in the root filesystem
+for dep in $( { dpkg-deb -f "$CLOCK_DEB" Depends; echo ,; dpkg-deb -f "$UPGRADE_DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } |
+              tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u); do
+  grep -qx "$dep" "$IMAGE.packages" ||
+    die "the packages depend on $dep, which the root filesystem lacks: add it to ROOTFS_PACKAGES in $0"
+done
+# whether dpkg could ask about /etc/roundclock/config.toml at all: the packaged one changed
+conffile_sum() { dpkg-deb --fsys-tarfile "$1" | tar -xO ./etc/roundclock/config.toml | sha256sum; }
+CONFFILE_CHANGED=no; [ "$(conffile_sum "$CLOCK_DEB")" = "$(conffile_sum "$UPGRADE_DEB")" ] || CONFFILE_CHANGED=yes
+
+# ---- the repositories: throwaway keys, an HTTP server on the host --------------------------
+stage repository
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/apt-repo-vm.XXXXXX")
+HTTPD=""
+cleanup() {
+  [ -n "$HTTPD" ] && kill "$HTTPD" 2>/dev/null
+  for home in "$WORK"/gnupg-*; do [ -d "$home" ] && GNUPGHOME=$home gpgconf --kill all 2>/dev/null; done
+  rm -rf "$WORK"
+}
+trap 'rc=$?; cleanup; (exit $rc); on_exit' EXIT
+for who in project other; do
+  mkdir -m 0700 "$WORK/gnupg-$who"
+  GNUPGHOME=$WORK/gnupg-$who gpg --batch --passphrase '' --quick-gen-key "RoundClock test ($who) <test@localhost>" ed25519 sign never \
+    >> "$LOGS/apt-repo-vm-gpg.log" 2>&1 || { cat "$LOGS/apt-repo-vm-gpg.log" >&2; die "gpg could not make a key"; }
+done
+SERVE=$WORK/serve
+mkdir -p "$SERVE"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$SERVE" > "$LOGS/apt-repo-vm-http.log" 2>&1 &
+HTTPD=$!
+for _ in $(seq 100); do PORT=$(sed -n 's/^Serving HTTP on .* port \([0-9]*\) .*/\1/p' "$LOGS/apt-repo-vm-http.log"); [ -n "$PORT" ] && break; sleep 0.1; done
+[ -n "$PORT" ] || die "python3 -m http.server did not start (see $LOGS/apt-repo-vm-http.log)"
+# qemu's user network shows the host's loopback to the guest as 10.0.2.2
+URL=http://10.0.2.2:$PORT/roundclock
+# publish NAME: what the host serves at $URL from now on, each made by scripts/apt-repo
+publish() {
+  local out=$SERVE/roundclock packages
+  case $1 in
+    release) GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" ;;
+    upgrade) GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" "$UPGRADE_DEB" ;;
+    wrong-key) GNUPGHOME=$WORK/gnupg-other "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" "$UPGRADE_DEB" ;;
+    tampered)
+      # the upgrade, signed; then one byte of the new clock's SHA256 in Packages (and the
+      # Packages.gz made from it), InRelease as signed
+      publish upgrade || return 1
+      packages=$out/dists/trixie/main/binary-amd64/Packages
+      cp "$packages" "$WORK/Packages.signed"; sha256sum "$out/dists/trixie/InRelease" > "$WORK/InRelease.sha256"
+      awk -v v="$UPGRADE_VERSION" '
+        /^Package: / { p = $2 } /^Version: / { ver = $2 }
+        /^SHA256: / && p == "roundclock" && ver == v && !done { c = substr($2, 1, 1); $2 = (c == "0" ? "1" : "0") substr($2, 2); done = 1 }
+        { print }' "$WORK/Packages.signed" > "$packages"
+      gzip -9n < "$packages" > "$packages.gz"
+      [ "$(cmp -l "$WORK/Packages.signed" "$packages" | wc -l)" = 1 ] || { echo "tampering changed not exactly one byte"; return 1; }
+      sha256sum --quiet -c "$WORK/InRelease.sha256" || return 1
+      echo "tampered: one byte of roundclock $UPGRADE_VERSION's SHA256 in $packages{,.gz}, InRelease unchanged" ;;
+    *) echo "no repository $1"; return 1 ;;
+  esac
+}
+: > "$LOGS/apt-repo-vm-publish.log"
+
+# ---- the share: the checks, what they need to know -----------------------------------------
+SHARE=$AVM/share
+rm -rf "$SHARE"; mkdir -p "$SHARE"
+cp "$HERE/guest/apt-repo-checks.sh" "$HERE/guest/control.py" "$SHARE/"
+{
+  printf 'URL=%q\n' "$URL"
+  printf 'VERSION=%q\n' "$VERSION"
+  printf 'UPGRADE_VERSION=%q\n' "$UPGRADE_VERSION"
+  printf 'GATEWAY_VERSION=%q\n' "$(dpkg-deb -f "$GATEWAY_DEB" Version)"
+  printf 'OTHER_KEY=%q\n' "$(GNUPGHOME=$WORK/gnupg-other gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')"
+  printf 'CONFFILE_CHANGED=%q\n' "$CONFFILE_CHANGED"
+} > "$SHARE/config.sh"
+
+# ---- boot; the guest asks for each repository in turn -------------------------------------
+stage vm
+ACCEL=${ACCEL:-tcg}
+if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
+CONSOLE=$LOGS/apt-repo-vm-console.log
+rm -f "$CONSOLE" "$CONSOLE.froze" "$LOGS/apt-repo-vm-details.log"
+echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-900}s, repository $URL = http://127.0.0.1:$PORT/roundclock (console: $CONSOLE)"
+# boot: the guest's checks from the release's repository on; false if the VM froze (nothing
+# on its console for VM_STALL seconds, as TCG now and then does: see Tests/kernel-vm/boot-vm.sh)
+boot() {
+  local qemu name status size=-1 now quiet=0
+  rm -f "$SHARE/results" "$SHARE/details" "$SHARE/publish" "$SHARE/published"
+  publish release >> "$LOGS/apt-repo-vm-publish.log" 2>&1 || die "scripts/apt-repo failed (see $LOGS/apt-repo-vm-publish.log)"
+  # -snapshot: the guest writes to a throw-away overlay, so the cached image stays pristine
+  timeout --kill-after=10 "${VM_TIMEOUT:-900}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
+    -nographic -nodefaults -no-reboot -serial stdio -monitor none \
+    -nic user,model=virtio-net-pci \
+    -kernel "$KDIR/boot/vmlinuz-$KV" -initrd "$INITRD" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init systemd.show_status=0" \
+    -drive "file=$IMAGE,format=raw,if=virtio,snapshot=on" \
+    -virtfs local,path="$SHARE",mount_tag=share,security_model=none \
+    </dev/null > "$CONSOLE" 2>&1 &
+  qemu=$!
+  while kill -0 "$qemu" 2>/dev/null; do
+    if [ -f "$SHARE/publish" ]; then
+      name=$(cat "$SHARE/publish"); rm -f "$SHARE/publish"
+      echo "[apt-repo-vm $(date +%T)] publishing $name"
+      if publish "$name" >> "$LOGS/apt-repo-vm-publish.log" 2>&1; then status="ok $name"
+      else status="error: publishing $name failed (see $LOGS/apt-repo-vm-publish.log)"; fi
+      echo "$status" > "$SHARE/published.tmp" && mv "$SHARE/published.tmp" "$SHARE/published"
+    fi
+    sleep 0.5
+    now=$(stat -c %s "$CONSOLE")
+    if [ "$now" = "$size" ]; then quiet=$((quiet + 1)); else quiet=0 size=$now; fi
+    if [ $quiet -ge $(( ${VM_STALL:-240} * 2 )) ]; then
+      echo "nothing on the console for ${VM_STALL:-240} s: the VM froze; stopping it"
+      kill "$qemu"; wait "$qemu"
+      return 1
+    fi
+  done
+  wait "$qemu"; status=$?
+  if [ $status -eq 124 ] || [ $status -eq 137 ]; then echo "qemu killed after ${VM_TIMEOUT:-900}s (timeout)"; fi
+  return 0
+}
+set +e
+if ! boot; then mv "$CONSOLE" "$CONSOLE.froze"; echo "booting once more"; boot; fi
+set -e
+stage done
+
+# ---- results --------------------------------------------------------------------------------
+SUMMARY_DONE=1
+passed=0 failed=0
+for n in $(seq 1 $CHECKS); do
+  line=$(grep -E "^(PASS|FAIL) $n " "$SHARE/results" 2>/dev/null | tail -1 || true)
+  [ -n "$line" ] || line="FAIL $n the guest reported no result for check $n (console: $LOGS/apt-repo-vm-console.log)"
+  echo "$line"
+  case $line in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
+done
+[ -f "$SHARE/details" ] && cp "$SHARE/details" "$LOGS/apt-repo-vm-details.log"
+echo "details: $LOGS/apt-repo-vm-details.log; console: $LOGS/apt-repo-vm-console.log; HTTP log: $LOGS/apt-repo-vm-http.log"
+echo "timings:$TIMINGS total $(( $(date +%s) - START ))s"
+echo "apt-repo-vm: $passed passed, $failed failed"
+[ $failed -eq 0 ]
