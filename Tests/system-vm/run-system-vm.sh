@@ -96,14 +96,8 @@ echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 
 
 # ---- initramfs: mounts /dev/vda and hands over to systemd --------------------------------
 stage initramfs
-INITRD=$SVM/initrd-$KV.gz
-MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk crc16 mbcache jbd2 crc32c_generic ext4"
-IKEY=$( { echo "$MODS"; cat "$HERE/guest/init" "$KVM_DIR/mkinitramfs.sh" /bin/busybox; } | md5sum | cut -d' ' -f1)
-if [ "$(cat "$INITRD.key" 2>/dev/null)" != "$IKEY" ] || ! cache_reuse "$INITRD" "the initramfs"; then
-  INITRAMFS_MODULES=$MODS INITRAMFS_INIT=$HERE/guest/init "$KVM_DIR/mkinitramfs.sh" "$KDIR" "$KV" "$INITRD"
-  cache_seal "$INITRD"
-  echo "$IKEY" > "$INITRD.key"
-fi
+. "$HERE/initramfs.sh"
+system_vm_initramfs "$SVM"
 if [ $PREPARE_ONLY = 1 ]; then
   stage done
   SUMMARY_DONE=1
