@@ -69,8 +69,12 @@ trixie_download() {   # PACKAGE[=VERSION]...: into $APTDIR/dl
 
 # ---- 1. the kernel: linux-image-arm64's image, unpacked (cached per version) -------------
 stage kernel
-apt-get "${APT_OPTS[@]}" update -q > "$LOGS/arm64-vm-apt-update.log" 2>&1 ||
-  { tail -20 "$LOGS/arm64-vm-apt-update.log" >&2; die "apt-get update (trixie arm64) failed"; }
+# (without the archive, the lists of the last run name the cached kernel)
+if ! apt-get "${APT_OPTS[@]}" update -q > "$LOGS/arm64-vm-apt-update.log" 2>&1; then
+  ls "$APTDIR"/lists/*_Packages* > /dev/null 2>&1 ||
+    { tail -20 "$LOGS/arm64-vm-apt-update.log" >&2; die "apt-get update (trixie arm64) failed"; }
+  echo "warning: apt-get update (trixie arm64) failed; using the lists of the last run"
+fi
 IMAGE_PKG=$(apt-cache "${APT_OPTS[@]}" depends linux-image-arm64 | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -1)
 KV=${IMAGE_PKG#linux-image-}
 HV=$(apt-cache "${APT_OPTS[@]}" show "$IMAGE_PKG" | sed -n 's/^Version: //p' | head -1)
@@ -157,7 +161,8 @@ stage rootfs
 # .debs alone (the guest has no network but qemu's restricted user-mode link); socat for the
 # control socket; i2c-tools for the panels' RAM.
 ROOTFS_PACKAGES=systemd,systemd-sysv,udev,kmod,procps,socat,i2c-tools,libc6,libgcc-s1,libstdc++6,libasound2t64,libgpiod3,libi2c0,libmosquitto1,libespeak-ng1,avahi-daemon
-RKEY=$( { echo "$ROOTFS_PACKAGES"; echo "$KV $HV"; cat "$GUEST/rootfs-setup.sh"; sha256sum "$MODS"/*.ko | cut -d' ' -f1; } | sha256sum | cut -c1-12)
+IMAGE_SIZE=1G    # about 350 MB used, 50 MB more with both packages installed
+RKEY=$( { echo "$ROOTFS_PACKAGES $IMAGE_SIZE"; echo "$KV $HV"; cat "$GUEST/rootfs-setup.sh"; sha256sum "$MODS"/*.ko | cut -d' ' -f1; } | sha256sum | cut -c1-12)
 IMAGE=$AVM/rootfs-$RKEY.img
 if ! { cache_reuse "$IMAGE" "the arm64 root filesystem" && [ -s "$IMAGE.packages" ]; }; then
   rm -f "$AVM"/rootfs-*.img "$AVM"/rootfs-*.img.*
@@ -170,12 +175,13 @@ if ! { cache_reuse "$IMAGE" "the arm64 root filesystem" && [ -s "$IMAGE.packages
   "$GUEST/rootfs-setup.sh" "$ROOT" "$KDIR" "$KV" > "$LOGS/arm64-vm-rootfs-setup.log" 2>&1 ||
     { tail -30 "$LOGS/arm64-vm-rootfs-setup.log" >&2; die "rootfs-setup.sh failed"; }
   chroot "$ROOT" dpkg-query -W -f='${Package}\n' > "$IMAGE.packages"
-  "${NICE[@]}" mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" 2G || die "mke2fs -d $ROOT failed"
+  "${NICE[@]}" mke2fs -q -t ext4 -L rootfs -d "$ROOT" "$IMAGE.tmp" "$IMAGE_SIZE" > "$LOGS/arm64-vm-mke2fs.log" 2>&1 ||
+    { cat "$LOGS/arm64-vm-mke2fs.log" >&2; die "mke2fs -d $ROOT failed"; }
   mv "$IMAGE.tmp" "$IMAGE"
   rm -rf "$ROOT"
   cache_seal "$IMAGE"
 fi
-echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 2G)"
+echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of $IMAGE_SIZE)"
 # every package both .debs depend on or recommend (first alternative, no version) is there
 for dep in $( { dpkg-deb -f "$DEB" Depends Recommends; dpkg-deb -f "$GATEWAY_DEB" Depends Recommends; } |
               sed 's/^[A-Za-z]*: //' | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u); do

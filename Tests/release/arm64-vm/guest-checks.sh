@@ -53,7 +53,7 @@ log "i2c: $(i2cdetect -l | tr '\t' ' ' | tr '\n' ';') gpio-sim: ${SYS:-none}"
 
 # ---- 1. apt installs both packages; the service is active with READY sent --------------------
 log "apt-get install $DEB $GATEWAY_DEB"
-apt-get install -y "$DEB" "$GATEWAY_DEB" >> "$DETAILS" 2>&1; apt_rc=$?
+DEBIAN_FRONTEND=noninteractive apt-get install -y "$DEB" "$GATEWAY_DEB" >> "$DETAILS" 2>&1; apt_rc=$?
 wait_true 120 is_active "$U"
 act=$(systemctl is-active "$U") status=$(systemctl show -p StatusText --value "$U")
 type=$(systemctl show -p Type --value "$U") v=$(roundclock --version 2>&1)
