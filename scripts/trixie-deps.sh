@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by scripts/check-trixie.sh and scripts/check-arm64.sh: makes Swift 6.0 (Debian
+# Sourced by scripts/check-trixie.sh and scripts/release: makes Swift 6.0 (Debian
 # trixie's swiftlang 6.0.3) able to read the dependency versions this machine's package mirror
 # holds. The mirror has one version of each; where that version needs newer tools than 6.0,
 # a scratch copy of its repository gets the changes in ADAPTATIONS below as one commit, tagged
