@@ -2,7 +2,8 @@
 # folder for this architecture): /usr/bin/roundclock simulates, in virtual time, every preset
 # that `roundclock programs` lists (a preset that takes an argument with the example its plan
 # gives), the custom line its notes give, and the open-ended ones (stopwatch, clock) with
-# --until. Writes /cache/out/: programs.txt, and per run NAME.jsonl (frames), NAME.out (stdout
+# --until; then `render --plain` of a few texts on every backpack kind `render --help` names.
+# Writes /cache/out/: programs.txt, render.txt (each render's exit status and output), and per run NAME.jsonl (frames), NAME.out (stdout
 # and stderr), NAME.wav (the sound track, for the programs in SOUND) and a line
 # "SPEC|NAME|EXIT" in runs.txt.
 set -u
@@ -29,4 +30,11 @@ while read -r name total plan; do
 done < presets.txt
 custom=$(grep -o '^Custom: .*e\.g\. "[^"]*"' programs.txt | sed 's/.*e\.g\. "//; s/"$//')
 [ -n "$custom" ] && run "$custom" custom
+kinds=$(roundclock render --help | tr -s ' \n' ' ' | grep -o 'Backpack: [^.]*, or a layout' |
+  sed 's/^Backpack: //; s/, or a layout//; s/,//g')
+for kind in $kinds; do
+  for text in " 2:58" "12.34" "WORK" "12"; do
+    echo "== $kind \"$text\""; roundclock render --plain --display "$kind" "$text" 2>&1; echo "exit $?"
+  done
+done > render.txt
 exit 0
