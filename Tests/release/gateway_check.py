@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "Gateway", "Tests", "e2e"))
 sys.path.insert(0, os.path.join(REPO, "Tests", "system-vm"))
-from browser_check import browser, panel, text  # noqa: E402
+from browser_check import browser, panel, text, times_after  # noqa: E402
 from page_check import _loaded  # noqa: E402
 from rc_harness import Rig, wait_for  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -51,14 +51,7 @@ def drive(origin, pin, program, frames):
         wait_for(lambda: text(driver, "status").startswith(program), timeout=SLOW, what=f"{program} on the page")
         ready = panel(driver, "time")
         driver.find_element(By.ID, "start").click()
-        seen = []
-
-        def counting():
-            value = panel(driver, "time")
-            if value and value != ready and (not seen or seen[-1] != value):
-                seen.append(value)
-            return len(seen) >= 3
-        wait_for(counting, timeout=SLOW, step=0.1, what="the page's time to count")
+        seen = times_after(driver, ready, timeout=SLOW, step=0.1)
         driver.find_element(By.ID, "stop").click()
         wait_for(lambda: "paused" in text(driver, "status"), timeout=SLOW, what="paused on the page")
         status = text(driver, "status")
