@@ -34,6 +34,14 @@ report_install() {
       "$dir/policy.txt"): $added($(wc -w <<< "$added") packages); --version:" \
       "$(tr '\n' ' ' < "$dir/version.txt")($(paste -sd, "$dir/phases.txt" | sed 's/,/, /g'))"
   fi
+  local want missing=""
+  for want in roundclock:/var/lib/roundclock:/usr/sbin/nologin \
+    roundclock-gateway:/var/lib/roundclock-gateway:/usr/sbin/nologin "verified roundclock.service" \
+    "verified roundclock-gateway.service"; do
+    grep -qxF "$want" "$dir/system.txt" 2>/dev/null || missing+="\"$want\" "
+  done
+  if [ -z "$missing" ]; then pass "1 $arch: service users made, both units pass systemd-analyze verify"
+  else fail "1 $arch: system.txt lacks $missing: $(head -c 300 "$dir/system.txt" 2>/dev/null | tr '\n' ' ')"; fi
 }
 
 # first_difference A B: the first line of A and B that differ (a frame, for a frames file).
@@ -56,11 +64,11 @@ report_simulations() {
   if cmp -s "$amd/programs.txt" "$arm/programs.txt"; then pass "2 roundclock programs: the same list on both"
   else fail "2 roundclock programs differs: $(first_difference "$amd/programs.txt" "$arm/programs.txt")"; fi
   local kinds renders
-  kinds=$(grep '^== ' "$amd/render.txt" | cut -d' ' -f2 | sort -u | tr '\n' ' ' || true)
+  kinds=$(grep '^== ' "$amd/render.txt" | cut -d' ' -f2 | sort -u | paste -sd' ' || true)
   renders=$(grep -c '^exit 0$' "$amd/render.txt" || true)
   if [ -z "$kinds" ] || [ "$renders" = 0 ]; then fail "2 render --plain: no backpack kind rendered (see $amd/render.txt)"
   elif cmp -s "$amd/render.txt" "$arm/render.txt"; then
-    pass "2 render --plain on ${kinds}: $(grep -c '^== ' "$amd/render.txt") renders ($renders drawn, the rest refused" \
+    pass "2 render --plain on $kinds: $(grep -c '^== ' "$amd/render.txt") renders ($renders drawn, the rest refused" \
       "alike), $(stat -c %s "$amd/render.txt") B equal"
   else fail "2 render --plain differs: $(first_difference "$amd/render.txt" "$arm/render.txt")"; fi
   if ! cmp -s "$amd/runs.txt" "$arm/runs.txt"; then
@@ -127,7 +135,7 @@ report_lintian() {
       fail "4 lintian $name: exit $rc: $(grep -v 'root privileges' "$report" | head -3 | tr '\n' ' ')"
     elif [ -z "$issues" ]; then
       pass "4 lintian $name: no error, no warning; informational:" \
-        "$(grep -E '^[IN]: ' "$report" | cut -d' ' -f3 | sort -u | tr '\n' ' ')"
+        "$(grep -E '^[IN]: ' "$report" | cut -d' ' -f3 | sort -u | paste -sd' ' || true)"
     else
       fail "4 lintian $name: $(wc -l <<< "$issues") errors or warnings: $(head -3 <<< "$issues" | tr '\n' ' ')"
     fi

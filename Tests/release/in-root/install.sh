@@ -3,6 +3,7 @@
 # their files, every dependency from the archive. Writes to /cache: apt-install.log,
 # install.rc (apt-get's exit status), new.txt (the packages the install added), policy.txt
 # (`apt-cache policy` of those: where each came from), version.txt (both binaries' --version),
+# system.txt (the service users and `systemd-analyze verify` of both units),
 # and apt-state/ (apt's lists and caches after the update, the downloaded packages after the
 # install) for the next run; phases.txt: the wall time of apt-get update and install.
 set -u
@@ -31,4 +32,10 @@ comm -13 before.txt after.txt > new.txt
 # shellcheck disable=SC2046
 apt-cache policy $(cat new.txt) > policy.txt 2>&1
 { roundclock --version; roundclock-gateway --version; } > version.txt 2>&1
+# what the packages' maintainer scripts set up: the service users and the units they run
+# (--man=no: a minimal root has no man to open the units' Documentation= pages)
+{ for user in roundclock roundclock-gateway; do getent passwd "$user" | cut -d: -f1,6,7; done
+  for unit in roundclock.service roundclock-gateway.service; do
+    systemd-analyze verify --man=no "/usr/lib/systemd/system/$unit" && echo "verified $unit"
+  done; } > system.txt 2>&1
 exit 0
