@@ -9,9 +9,10 @@
 # Checks, each in a fresh copy of a cached Debian trixie root (mmdebstrap --variant=apt; arm64
 # runs under qemu-user through binfmt):
 #   1  apt-get install of both packages from their files in a minimal arm64 and amd64 root:
-#      exit 0, every dependency from Debian's archive
+#      exit 0, every dependency from Debian's archive; the service users and units in place
 #   2  the installed roundclock simulates every preset it lists, its custom example, stopwatch
-#      and clock: frames, output and sound tracks of arm64 byte-identical to amd64's
+#      and clock, and renders texts on every backpack kind: frames, output, sound tracks and
+#      drawings of arm64 byte-identical to amd64's
 #   3  the arm64 gateway serves its page to the host's Chromium and drives the arm64 clock
 #      over its socket; /api/state agrees with the page
 #   4  lintian: no error and no warning for any package
@@ -24,7 +25,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
-usage() { sed -n '4,7p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "check-packages: error: $*" >&2; exit 2; }
 
 DEBS="" ONLY="1,2,3,4,5" PREPARE_ONLY=0
