@@ -72,6 +72,20 @@ def panel(driver, name):
     return found[0].get_attribute("textContent") if found else None
 
 
+def times_after(driver, ready, count=3, timeout=60.0, step=0.02):
+    """Waits for the page's time panel to show `count` texts in turn that differ from `ready`
+    (a running clock counting) and returns them."""
+    seen = []
+
+    def counting():
+        value = panel(driver, "time")
+        if value and value != ready and (not seen or seen[-1] != value):
+            seen.append(value)
+        return len(seen) >= count
+    wait_for(counting, timeout=timeout, step=step, what="the page's time to count")
+    return seen
+
+
 def readme_picture(driver, rig, shot):
     """The picture in the README (docs/images/phone.png, copied by scripts/screenshots): a
     boxing round running. RESET, boxing and START on the page; the 10 s prep and the first
