@@ -237,15 +237,6 @@ stage done
 
 # ---- results --------------------------------------------------------------------------------
 SUMMARY_DONE=1
-passed=0 failed=0
-for n in $(seq 1 $CHECKS); do
-  line=$(grep -E "^(PASS|FAIL) $n " "$SHARE/results" 2>/dev/null | tail -1 || true)
-  [ -n "$line" ] || line="FAIL $n the guest reported no result for check $n (console: $LOGS/apt-repo-vm-console.log)"
-  echo "$line"
-  case $line in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
-done
-[ -f "$SHARE/details" ] && cp "$SHARE/details" "$LOGS/apt-repo-vm-details.log"
-echo "details: $LOGS/apt-repo-vm-details.log; console: $LOGS/apt-repo-vm-console.log; HTTP log: $LOGS/apt-repo-vm-http.log"
-echo "timings:$TIMINGS total $(( $(date +%s) - START ))s"
-echo "apt-repo-vm: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+echo "HTTP log: $LOGS/apt-repo-vm-http.log"
+. "$HERE/vm-results.sh"
+vm_results apt-repo-vm apt-repo-vm

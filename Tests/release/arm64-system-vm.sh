@@ -267,15 +267,5 @@ stage done
 
 # ---- results ---------------------------------------------------------------------------------
 SUMMARY_DONE=1
-passed=0 failed=0
-for n in $(seq 1 $CHECKS); do
-  line=$(grep -E "^(PASS|FAIL) $n " "$SHARE/results" 2>/dev/null | tail -1 || true)
-  [ -n "$line" ] || line="FAIL $n the guest reported no result for check $n (see the console log)"
-  echo "$line"
-  case $line in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
-done
-[ -f "$SHARE/details" ] && cp "$SHARE/details" "$LOGS/arm64-vm-details.log"
-echo "details: $LOGS/arm64-vm-details.log; console: $LOGS/arm64-vm-console.log"
-echo "timings:$TIMINGS total $(( $(date +%s) - START ))s"
-echo "arm64-system-vm: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+. "$HERE/vm-results.sh"
+vm_results arm64-vm arm64-system-vm
