@@ -63,6 +63,7 @@ while [ $# -gt 0 ]; do
 done
 
 . "$REPO/scripts/release-flags.sh"   # RELEASE_FLAGS
+mkdir -p "$OUT"
 
 # build_info_file NAME VERSION ARCH BUILDER_PART DEV_PACKAGE...: the package's build-info.txt
 build_info_file() {
