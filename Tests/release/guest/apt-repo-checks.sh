@@ -48,8 +48,14 @@ refused() {
   if ! publish "$what"; then fail "$n" "the host could not publish the $what repository: $PUBLISHED"; return; fi
   run "apt-cache policy before ($what)" apt-cache policy roundclock
   run "apt update ($what)" apt update; rc=$?
+  # each argument is a text apt must print; "A||B" means either A or B
   for text in "$@"; do
-    if printf '%s\n' "$OUT" | grep -qF -- "$text"; then said="$said '$text'"; else missing="$missing '$text'"; fi
+    local found="" alt rest=$text
+    while [ -n "$rest" ]; do
+      alt=${rest%%||*}; [ "$alt" = "$rest" ] && rest="" || rest=${rest#*||}
+      if printf '%s\n' "$OUT" | grep -qF -- "$alt"; then found=$alt; break; fi
+    done
+    if [ -n "$found" ]; then said="$said '$found'"; else missing="$missing '${text//||/' or '}'"; fi
   done
   cand=$(candidate) up=$(upgradable) after=$(installed)
   run "apt-cache policy after ($what)" apt-cache policy roundclock
@@ -108,7 +114,10 @@ run "start" "${CONTROL[@]}" send '{"command": "start"}'
 log "round started: $(cat /root/state-started.json 2>&1)"
 
 # ---- 2. a Packages file changed after signing is refused ----------------------------------
-refused 2 tampered "Failed to fetch $URL/dists/trixie/main/binary-amd64/Packages" 'Hash Sum mismatch'
+# apt compares the size first: the recompressed Packages.gz may differ in length from the
+# signed one ("unexpected size") or not ("Hash Sum mismatch"); either is the refusal
+refused 2 tampered "Failed to fetch $URL/dists/trixie/main/binary-amd64/Packages" \
+  'Hash Sum mismatch||File has unexpected size'
 
 # ---- 3. a repository signed by another key is refused -------------------------------------
 # (apt 3.0 verifies with sqv; it warns and keeps the previous index files)
