@@ -46,15 +46,17 @@ public struct GroupClock: Sendable {
     /// then one every `interval`.
     public static let burstCount = 8
     public static let burstInterval: Int64 = 100_000_000
-    public static let interval: Int64 = 1_000_000_000
+    public static let interval: Int64 = 250_000_000
     /// An ask unanswered this long is forgotten.
     public static let answerTimeout: Int64 = 5_000_000_000
     /// The estimate counts as synced while its error is within this bound and its newest
     /// sample is at most `staleAfter` old.
     public static let errorBound: Int64 = 5_000_000
     public static let staleAfter: Int64 = 30_000_000_000
-    /// Samples needed before the estimate counts (the first ones of a burst).
+    /// Samples needed before the estimate counts: the first ones of a burst; after a new
+    /// reference took over, the burst and a few more.
     public static let samplesNeeded = 3
+    public static let samplesAfterHandover = 16
 
     public let member: String
     private var connected = false
@@ -81,15 +83,19 @@ public struct GroupClock: Sendable {
     /// all: then its clock counts alone.
     public func groupTime(atLocal local: Int64) -> Int64? {
         if let epoch { return local + epoch }
-        return (estimator.samples.count >= Self.samplesNeeded ? estimator.fit : nil).map { $0.groupTime(atLocal: local) }
-            ?? holdover?.groupTime(atLocal: local)
+        return (estimate ?? holdover)?.groupTime(atLocal: local)
     }
 
     /// The local instant at which group time is `group`, or `nil` without an estimate.
     public func local(atGroupTime group: Int64) -> Int64? {
         if let epoch { return group - epoch }
-        return (estimator.samples.count >= Self.samplesNeeded ? estimator.fit : nil).map { $0.local(atGroupTime: group) }
-            ?? holdover?.local(atGroupTime: group)
+        return (estimate ?? holdover)?.local(atGroupTime: group)
+    }
+
+    /// The estimate of the followed reference's time, once it rests on enough samples: a few
+    /// at first, more to replace the previous reference's (which stays good meanwhile).
+    var estimate: GroupTimeFit? {
+        estimator.samples.count >= (holdover == nil ? Self.samplesNeeded : Self.samplesAfterHandover) ? estimator.fit : nil
     }
 
     public mutating func handle(_ input: Input) -> [Effect] {
@@ -152,7 +158,7 @@ public struct GroupClock: Sendable {
         guard reference != other || epoch != nil else { return [] }
         if let epoch {
             holdover = GroupTimeFit(origin: now.local, offset: epoch, frequency: 0, error: 0)
-        } else if let fit = estimator.fit, estimator.samples.count >= Self.samplesNeeded {
+        } else if let fit = estimate {
             holdover = fit
         }
         epoch = nil
@@ -170,7 +176,7 @@ public struct GroupClock: Sendable {
         let sequence = nextSequence
         nextSequence += 1
         outstanding[sequence] = now.local
-        nextAsk = now.local + (burstLeft > 0 ? Self.burstInterval : Self.interval)
+        nextAsk = now.local + (burstLeft > 0 ? Self.burstInterval : spread(Self.interval, sequence))
         burstLeft = max(0, burstLeft - 1)
         return [.ask(reference: reference, sequence: sequence)]
     }
@@ -191,7 +197,7 @@ public struct GroupClock: Sendable {
     private func status(at local: Int64?) -> GroupTimeStatus {
         if epoch != nil { return .reference }
         guard let reference else { return .unsynced(.noReference) }
-        guard let fit = estimator.fit, estimator.samples.count >= Self.samplesNeeded else {
+        guard let fit = estimate else {
             return .unsynced(holdover == nil ? .noEstimate(reference: reference) : .newReference(reference: reference))
         }
         if fit.error > Self.errorBound { return .unsynced(.errorAboveBound(reference: reference, error: fit.error)) }
@@ -201,6 +207,17 @@ public struct GroupClock: Sendable {
         // Unchanged status while only the numbers move: the log says it once.
         if case .synced(let was, let error) = status, was == reference { return .synced(reference: reference, error: error) }
         return .synced(reference: reference, error: fit.error)
+    }
+
+    /// `interval` ± 20 %, by the member id and the ask's number: members that started
+    /// together do not ask at the same instants, where they would queue behind each other
+    /// on the reference's link and bias each other's offsets.
+    private func spread(_ interval: Int64, _ sequence: Int64) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in member.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ UInt64(bitPattern: sequence)) &* 0x100_0000_01b3
+        hash ^= hash >> 29
+        return interval * 4 / 5 + Int64(hash % UInt64(interval * 2 / 5))
     }
 
     static func byteOrder(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(b.utf8) }

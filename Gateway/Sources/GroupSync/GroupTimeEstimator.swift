@@ -59,12 +59,14 @@ public struct GroupTimeFit: Sendable, Hashable {
 /// through the rest, so the drift between this clock and the reference's is followed between
 /// samples. Pure: the gateway feeds it the samples it measured.
 public struct GroupTimeEstimator: Sendable {
-    public static let capacity = 64
-    /// Samples this much slower than the fastest are still used (asymmetry ≤ half of it).
+    public static let capacity = 1024
+    /// Samples at least this much slower than the fastest are still used.
     public static let delayMargin: Int64 = 1_000_000
     /// The line's slope is fitted only over samples that span this much local time; before,
     /// the last known frequency (at first zero) is kept.
-    public static let frequencySpan: Int64 = 20_000_000_000
+    public static let frequencySpan: Int64 = 30_000_000_000
+    /// The offset is the mean of this many of the newest samples kept, carried along the slope.
+    public static let offsetSamples = 16
     /// Clocks of this kind differ by well under this much (parts per million); a fit beyond it
     /// is a step of the reference's time, not a drift.
     public static let maximumFrequency = 500e-6
@@ -105,33 +107,40 @@ public struct GroupTimeEstimator: Sendable {
         fit = nil
     }
 
-    /// The samples close to the smallest delay.
+    /// The fastest fifth of the samples, and any within `delayMargin` of the fastest.
     static func selected(_ samples: [TimeSample]) -> [TimeSample] {
-        guard let fastest = samples.map(\.delay).min() else { return [] }
-        return samples.filter { $0.delay <= fastest + Self.delayMargin }
+        let delays = samples.map(\.delay).sorted()
+        guard let fastest = delays.first else { return [] }
+        let limit = max(fastest + Self.delayMargin, delays[delays.count / 5])
+        return samples.filter { $0.delay <= limit }
     }
 
     static func fitted(_ all: [TimeSample], frequency known: Double) -> GroupTimeFit? {
         let used = selected(all)
         guard let last = used.last else { return nil }
         let origin = last.midpoint
-        let xs = used.map { Double($0.midpoint - origin) }
-        let ys = used.map { Double($0.offset - last.offset) }
+        // The drift: the line through every sample kept, once they span long enough; its
+        // value at `origin` is the offset. Before, the newest samples' mean, each carried to
+        // `origin` along the last known slope.
         var frequency = known
-        let span = (used.map(\.midpoint).max() ?? origin) - (used.map(\.midpoint).min() ?? origin)
-        if used.count >= 3, span >= Self.frequencySpan {
+        var fitted: Double?
+        if let first = used.first, used.count >= 3, origin - first.midpoint >= Self.frequencySpan {
+            let xs = used.map { Double($0.midpoint - origin) }
+            let ys = used.map { Double($0.offset - last.offset) }
             let meanX = xs.reduce(0, +) / Double(xs.count), meanY = ys.reduce(0, +) / Double(ys.count)
             let sxx = xs.reduce(0) { $0 + ($1 - meanX) * ($1 - meanX) }
             let sxy = zip(xs, ys).reduce(0) { $0 + ($1.0 - meanX) * ($1.1 - meanY) }
-            if sxx > 0 { frequency = min(max(sxy / sxx, -Self.maximumFrequency), Self.maximumFrequency) }
+            if sxx > 0 {
+                frequency = min(max(sxy / sxx, -Self.maximumFrequency), Self.maximumFrequency)
+                fitted = meanY - frequency * meanX
+            }
         }
-        // The line through the samples' centre with that slope, read at the newest sample.
-        let meanResidual = zip(xs, ys).reduce(0) { $0 + ($1.1 - frequency * $1.0) } / Double(xs.count)
-        let offset = last.offset + Int64(meanResidual.rounded())
+        let recent = used.suffix(Self.offsetSamples)
+        let carried = recent.map { Double($0.offset - last.offset) + frequency * Double(origin - $0.midpoint) }
+        let offset = last.offset + Int64((fitted ?? carried.reduce(0, +) / Double(carried.count)).rounded())
         let line = GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: 0)
-        let spread = used.map { abs(line.groupTime(atLocal: $0.midpoint) - $0.midpoint - $0.offset) }.max() ?? 0
-        let halfDelay = (used.map(\.delay).min() ?? 0) / 2
-        // The samples' spread about the line; with a single sample, half its delay.
-        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: used.count > 1 ? spread : halfDelay)
+        // The error: how far the recent samples lie from the line; one alone, half its delay.
+        let spread = recent.map { abs(line.groupTime(atLocal: $0.midpoint) - $0.midpoint - $0.offset) }.max() ?? 0
+        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: recent.count > 1 ? spread : last.delay / 2)
     }
 }
