@@ -1,3 +1,5 @@
+import JSON
+
 /// One member's view of the group's time (docs/sync.md "Group time"), as a pure state
 /// machine: which member is the reference, round trips to it, the estimate, and the status
 /// the member reports. Fed the broker's connects and losses, the members' presence, the
@@ -285,6 +287,20 @@ public enum GroupTimeStatus: Sendable, Hashable, CustomStringConvertible {
             case .noAnswer(let r, let since): "not synced (no answer from the reference \(r) for \(since / 1_000_000_000) s); this clock counts alone"
             }
         }
+    }
+
+    /// `{"state": "synced", "reference": "ring1-north", "error_ms": 0.4, "note": "…"}`, as
+    /// the gateway adds it to the clock's state lines (`group_time`).
+    public var json: JSONValue {
+        let state = switch self {
+        case .reference: "reference"
+        case .synced: "synced"
+        case .unsynced: "unsynced"
+        }
+        var error = JSONValue.null
+        if case .synced(_, let nanoseconds) = self { error = .number(Self.milliseconds(nanoseconds)) }
+        return .object([JSONMember("state", .string(state)), JSONMember("reference", reference.map { .string($0) } ?? .null),
+                        JSONMember("error_ms", error), JSONMember("note", .string(description))])
     }
 
     static func milliseconds(_ nanoseconds: Int64) -> String {

@@ -280,8 +280,13 @@ public final class GroupSyncBridge: Sendable {
         }
     }
 
+    /// Each change of the group time's status: the waiting items may go, and the state
+    /// lines say it (`group_time`: `/api/state`, the phone page, the MQTT state topic).
     private func watchTime() async {
-        for await _ in time.statusChanges() { inbox.yield(.timeChanged) }
+        for await status in time.statusChanges() {
+            link.setGroupTime(status.json.encoded)
+            inbox.yield(.timeChanged)
+        }
     }
 
     private func remapChecks() async {

@@ -1,5 +1,6 @@
 import Foundation
 import GroupSync
+import TestSupport
 import Testing
 
 /// Group time (docs/sync.md "Group time"): the round trip's arithmetic, the filter, the
@@ -219,5 +220,68 @@ extension GroupTimeStatus {
     var error: Int64 {
         if case .synced(_, let error) = self { return error }
         return -1
+    }
+}
+
+/// A generated corpus of payloads on the group-time topics: valid asks, answers and presences
+/// cut short, with a member missing or of a wrong type, bit flips, random bytes and long
+/// ones. Each is refused with one line or read as what it says; none crashes, and none makes
+/// a member's estimate move when it is not an answer to one of its asks.
+@Suite struct GroupTimeMessageCorpusTests {
+    static let valid = [
+        #"{"ask": 17, "from": "ring1-south"}"#,
+        #"{"answer": 17, "reference": "ring1-north", "received_ns": 1795412345678901234, "sent_ns": 1795412345678951234}"#,
+        #"{"role": "reference", "synced": true}"#, #"{"role": "member", "synced": false}"#,
+    ]
+    static let wrong = ["-1", "1.5", "null", "true", #""x""#, "[]", "{}", "99999999999999999999999", #""a/b""#, #""""#]
+
+    @Test func everyPayloadIsReadOrRefusedWithOneLine() {
+        let seed = GroupTimeTests.seed("corpus")
+        var rng = SplitMix64(seed: seed)
+        var clock = GroupClock(member: "ring1-south")
+        _ = clock.handle(.connected)
+        _ = clock.handle(.presence(member: "ring1-north", GroupPresence(role: .reference, synced: true), .init(local: 0, realtime: 0)))
+        _ = clock.handle(.settled(.init(local: 0, realtime: 0)))
+        var refused = 0
+        for _ in 0..<20_000 {
+            var text = rng.pick(Self.valid)
+            var bytes: [UInt8]
+            switch rng.next() % 6 {
+            case 0: bytes = Array(Array(text.utf8).prefix(Int(rng.next() % UInt64(text.utf8.count))))
+            case 1:
+                // a value replaced by a wrong one
+                let values = text.split(separator: ":").dropFirst()
+                if let value = values.randomElement(using: &rng) {
+                    let old = value.split(separator: ",").first.map(String.init) ?? String(value)
+                    text = text.replacingOccurrences(of: old.trimmingCharacters(in: CharacterSet(charactersIn: " }")), with: rng.pick(Self.wrong))
+                }
+                bytes = Array(text.utf8)
+            case 2:
+                bytes = Array(text.utf8)
+                let i = Int(rng.next() % UInt64(bytes.count))
+                bytes[i] ^= UInt8(1 << (rng.next() % 8))
+            case 3: bytes = (0..<Int(rng.next() % 64)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            case 4: bytes = Array((text + String(repeating: " ", count: 500 + Int(rng.next() % 600))).utf8)
+            default: bytes = Array(text.utf8)
+            }
+            let message = try? GroupTimeMessage.parse(bytes)
+            let presence = try? GroupPresence.parse(bytes)
+            do {
+                _ = try GroupTimeMessage.parse(bytes)
+            } catch {
+                refused += 1
+                #expect(!error.description.isEmpty && !error.description.contains("\n"), "seed \(seed)")
+            }
+            _ = presence
+            // An answer nobody asked for (its sequence is not outstanding) moves nothing.
+            if case .answer(let sequence, let reference, let received, let sent)? = message {
+                let before = clock.estimator.samples.count
+                _ = clock.handle(.answer(sequence: sequence + 1_000_000, reference: reference, referenceReceived: received,
+                                         referenceSent: sent, received: 1))
+                #expect(clock.estimator.samples.count == before, "seed \(seed)")
+            }
+        }
+        print("GroupTimeMessageCorpusTests seed \(seed): \(refused) of 20000 refused")
+        #expect(refused > 5_000, "seed \(seed)")
     }
 }

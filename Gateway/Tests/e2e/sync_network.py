@@ -91,7 +91,7 @@ class Broker:
         bind = "0.0.0.0" if network.namespaces else "127.0.0.1"
         with open(self.conf, "w") as f:
             # As root, mosquitto would switch to user `mosquitto`; `user root` keeps it.
-            f.write(f"user root\nlistener {network.port} {bind}\nallow_anonymous true\npersistence false\n"
+            f.write(f"user root\nlistener {network.port} {bind}\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\n"
                     "log_dest stderr\nlog_type error\nlog_type warning\nlog_type notice\n")
         self.process = None
         self.start()
