@@ -100,6 +100,9 @@ public struct GroupClock: Sendable {
         estimator.samples.count >= (holdover == nil ? Self.samplesNeeded : Self.samplesAfterHandover) ? estimator.fit : nil
     }
 
+    /// The local instant the next ask is due, while this member follows a reference.
+    public var nextAskDue: Int64? { epoch == nil && reference != nil && connected ? nextAsk : nil }
+
     public mutating func handle(_ input: Input) -> [Effect] {
         var effects: [Effect] = []
         switch input {

@@ -281,7 +281,7 @@ public final class GroupSyncBridge: Sendable {
     }
 
     /// Each change of the group time's status: the waiting items may go, and the state
-    /// lines say it (`group_time`: `/api/state`, the phone page, the MQTT state topic).
+    /// lines say it (`group_time`: `/api/state`, the phone page).
     private func watchTime() async {
         for await status in time.statusChanges() {
             link.setGroupTime(status.json.encoded)

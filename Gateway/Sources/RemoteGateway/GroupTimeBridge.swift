@@ -21,8 +21,9 @@ public final class GroupTimeBridge: Sendable {
     private let clock: Mutex<GroupClock>
     private let changes: Mutex<[AsyncStream<GroupTimeStatus>.Continuation]> = Mutex([])
 
-    /// How often asks are due and the connection is looked at.
-    static let tickInterval = Duration.milliseconds(20)
+    /// The loop wakes when the next ask is due, and at least this often to look at the
+    /// connection and the estimate's age.
+    static let longestTick: Int64 = 500_000_000
 
     /// The connection for `member`'s group time; `base` is the gateway's own (broker, login,
     /// TLS, keepalive).
@@ -100,8 +101,11 @@ public final class GroupTimeBridge: Sendable {
             let connected = client.isConnected
             if wasConnected, !connected { handle(.disconnected) }
             wasConnected = connected
-            handle(.tick(Self.readings()))
-            try? await Task.sleep(for: Self.tickInterval)
+            let now = Self.readings()
+            handle(.tick(now))
+            let due = clock.withLock { $0.nextAskDue } ?? .max
+            let wait = min(max(due - Self.monotonicNow(), 1_000_000), Self.longestTick)
+            try? await Task.sleep(for: .nanoseconds(wait))
         }
         changes.withLock { list in
             for continuation in list { continuation.finish() }
