@@ -44,10 +44,13 @@ public struct GroupClock: Sendable {
         case log(GroupTimeStatus)
     }
 
+    /// With no reference, a member waits this long after connecting before it takes the role:
+    /// members that start together (power back in the gym) see each other's presence first.
+    public static let electionDelay: Int64 = 1_000_000_000
     /// A round trip's burst after a new reference: this many asks, `burstInterval` apart;
     /// then one every `interval`.
-    public static let burstCount = 8
-    public static let burstInterval: Int64 = 100_000_000
+    public static let burstCount = 32
+    public static let burstInterval: Int64 = 50_000_000
     public static let interval: Int64 = 250_000_000
     /// An ask unanswered this long is forgotten.
     public static let answerTimeout: Int64 = 5_000_000_000
@@ -57,12 +60,13 @@ public struct GroupClock: Sendable {
     public static let staleAfter: Int64 = 30_000_000_000
     /// Samples needed before the estimate counts: the first ones of a burst; after a new
     /// reference took over, the burst and a few more.
-    public static let samplesNeeded = 3
+    public static let samplesNeeded = 16
     public static let samplesAfterHandover = 16
 
     public let member: String
     private var connected = false
     private var settled = false
+    private var settledAt: Int64 = 0
     private var present: [String: GroupPresence] = [:]
     /// The member followed, or this one while it is the reference.
     public private(set) var reference: String?
@@ -113,6 +117,7 @@ public struct GroupClock: Sendable {
         case .settled(let now):
             guard connected else { return [] }
             settled = true
+            settledAt = now.local
             effects += elect(now)
         case .disconnected:
             connected = false
@@ -127,6 +132,7 @@ public struct GroupClock: Sendable {
                 lastSample = received
             }
         case .tick(let now):
+            if settled, epoch == nil, reference.map({ present[$0]?.role != .reference }) ?? true { effects += elect(now) }
             effects += ask(now)
         }
         return effects + statusChanged(at: inputTime(input))
@@ -145,6 +151,8 @@ public struct GroupClock: Sendable {
         if let lowest = references.min(by: Self.byteOrder) {
             return lowest == member ? [] : follow(lowest, now)
         }
+        // Members that start together see each other's presence before one takes the role.
+        guard now.local - settledAt >= Self.electionDelay else { return [] }
         let synced = status.isSynced
         var candidates = present.filter { $0.value.synced }.map(\.key) + (synced ? [member] : [])
         if candidates.isEmpty { candidates = Array(present.keys) + [member] }
@@ -181,8 +189,8 @@ public struct GroupClock: Sendable {
         let sequence = nextSequence
         nextSequence += 1
         outstanding[sequence] = now.local
-        nextAsk = now.local + (burstLeft > 0 ? Self.burstInterval : spread(Self.interval, sequence))
         burstLeft = max(0, burstLeft - 1)
+        nextAsk = now.local + (burstLeft > 0 ? Self.burstInterval : spread(Self.interval, sequence))
         return [.ask(reference: reference, sequence: sequence)]
     }
 
