@@ -30,8 +30,8 @@ public struct GroupTimeFit: Sendable, Hashable {
     public var origin: Int64
     public var offset: Int64
     public var frequency: Double
-    /// How far the samples the fit rests on lie from it, at most (nanoseconds): the error of
-    /// the estimate as the samples show it.
+    /// How far the samples the fit rests on lie from it, root mean square (nanoseconds): the
+    /// error of the estimate as the samples show it.
     public var error: Int64
 
     public init(origin: Int64, offset: Int64, frequency: Double, error: Int64) {
@@ -139,8 +139,10 @@ public struct GroupTimeEstimator: Sendable {
         let carried = recent.map { Double($0.offset - last.offset) + frequency * Double(origin - $0.midpoint) }
         let offset = last.offset + Int64((fitted ?? carried.reduce(0, +) / Double(carried.count)).rounded())
         let line = GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: 0)
-        // The error: how far the recent samples lie from the line; one alone, half its delay.
-        let spread = recent.map { abs(line.groupTime(atLocal: $0.midpoint) - $0.midpoint - $0.offset) }.max() ?? 0
-        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: recent.count > 1 ? spread : last.delay / 2)
+        // The error: how far the recent samples lie from the line (root mean square); one
+        // alone, half its delay.
+        let residuals = recent.map { Double(line.groupTime(atLocal: $0.midpoint) - $0.midpoint - $0.offset) }
+        let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(max(1, residuals.count))).squareRoot()
+        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: recent.count > 1 ? Int64(rms.rounded()) : last.delay / 2)
     }
 }

@@ -199,19 +199,21 @@ import Testing
         simulation.run(until: 30_000_000_000)
         #expect(simulation.hosts.allSatisfy { $0.clock.status.isSynced }, "seed \(seed): \(simulation.hosts.map(\.clock.status))")
         #expect(simulation.hosts[0].clock.status == .reference)
+        // From 30 s on, and once the drift is measured (2 minutes of round trips).
         var spreads: [Int64] = []
-        var firstMinute: [Int64] = []
+        var settled: [Int64] = []
         simulation.run(until: 330_000_000_000) { simulation in
             let times = simulation.groupTimes()
             guard times.count == 3 else { return }
             spreads.append(times.max()! - times.min()!)
-            if simulation.now < 90_000_000_000 { firstMinute.append(times.max()! - times.min()!) }
+            if simulation.now >= 120_000_000_000 { settled.append(times.max()! - times.min()!) }
         }
-        print("GroupTimeTests seed \(seed): spread 30-90 s p99 \(Self.percentile(firstMinute, 0.99)) ns, max \(firstMinute.max() ?? -1) ns")
         let p99 = Self.percentile(spreads, 0.99)
-        print("GroupTimeTests seed \(seed): spread over 5 min p50 \(Self.percentile(spreads, 0.5)) ns, p99 \(p99) ns, max \(spreads.max() ?? -1) ns")
+        print("GroupTimeTests seed \(seed): spread 30-330 s p50 \(Self.percentile(spreads, 0.5)) ns, p99 \(p99) ns, max \(spreads.max() ?? -1) ns; "
+              + "120-330 s p99 \(Self.percentile(settled, 0.99)) ns, max \(settled.max() ?? -1) ns")
         #expect(spreads.count > 2900, "seed \(seed)")
-        #expect(p99 <= 2_500_000, "seed \(seed): spread p99 \(p99) ns")
+        #expect(p99 <= 3_000_000, "seed \(seed): spread p99 \(p99) ns")
+        #expect((settled.max() ?? .max) <= 2_000_000, "seed \(seed): spread after 2 minutes up to \(settled.max() ?? -1) ns")
         // The followers measured the drift: member-0 runs 50 ppm slow, member-2 50 ppm fast.
         let f1 = simulation.hosts[1].clock.estimator.fit!.frequency, f2 = simulation.hosts[2].clock.estimator.fit!.frequency
         #expect(abs(f1 - (-50e-6)) < 10e-6, "seed \(seed): member-1 frequency \(f1)")
