@@ -12,7 +12,8 @@ packets, so TCP sees real losses and retransmits.
 The devices must exist (`ip tuntap add dev DEV mode tun`, as sync_network.py makes them); this
 process attaches to them. It prints `ready seed=N` once attached. On SIGHUP it reads `FILE`
 (JSON: `delay_ms`, `jitter_ms`, `loss`, each optional) and prints `shape …` once the new shape
-applies to every packet that arrives from then on. SIGTERM ends it.
+applies to every packet that arrives from then on, with the packets forwarded and dropped so
+far. SIGTERM ends it.
 """
 import argparse
 import collections
@@ -143,7 +144,7 @@ class Shaper:
         self.shape = LinkShape(delay_ms=float(wanted.get("delay_ms", self.shape.delay_ms)),
                                jitter_ms=float(wanted.get("jitter_ms", self.shape.jitter_ms)),
                                loss=float(wanted.get("loss", self.shape.loss)), seed=self.shape.seed)
-        print(f"shape {self.shape}", flush=True)
+        print(f"shape {self.shape}; so far {self.counts()}", flush=True)
 
     def run(self):
         sources = [d.source for d in self.directions] + [self.wakeup]
@@ -164,9 +165,12 @@ class Shaper:
                     os.read(self.wakeup, 512)
                 else:
                     self.take(self.by_source[fd], now)
+        print(f"done: {self.counts()}", flush=True)
+
+    def counts(self):
         forwarded = sum(d.forwarded for d in self.directions)
         dropped = sum(d.dropped for d in self.directions)
-        print(f"done: {forwarded} packets forwarded, {dropped} dropped", flush=True)
+        return f"{forwarded} packets forwarded, {dropped} dropped"
 
 
 def main():

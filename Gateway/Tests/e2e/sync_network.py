@@ -57,6 +57,8 @@ class Network:
                 self.fallback = (error.stderr or b"").decode(errors="replace").strip() or str(error)
                 self.close()
                 self.namespaces = False
+                if shape is not None:
+                    raise AssertionError(f"a shaped network needs network namespaces: {self.fallback}") from error
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -120,19 +122,21 @@ class Network:
             self.shaper_lines.append(line.rstrip("\n"))
 
     def set_loss(self, loss):
-        """Changes every link's drop probability now; returns once it applies."""
+        """Changes every link's drop probability now; returns once it applies, with the shaper's
+        packet counts so far (`… packets forwarded, … dropped`; None under netem)."""
         self.shape = LinkShape(self.shape.delay_ms, self.shape.jitter_ms, loss, self.shape.seed)
         if self.netem:
             for i in range(self.members):
                 for namespace, device in ((self.member_ns(i), "eth0"), (self.broker_ns, f"m{i}")):
                     run("ip", "netns", "exec", namespace, "tc", "qdisc", "change", "dev", device, "root", *self._netem_args())
-            return
+            return None
         with open(self.shaper_control, "w") as f:
             json.dump({"loss": loss}, f)
         seen = len([l for l in self.shaper_lines if l.startswith("shape ")])
         self.shaper.send_signal(signal.SIGHUP)
         wait_for(lambda: len([l for l in self.shaper_lines if l.startswith("shape ")]) > seen,
                  what="link_shaper.py to take the new loss")
+        return [l for l in self.shaper_lines if l.startswith("shape ")][-1].split("so far ", 1)[1]
 
     @property
     def kind(self):

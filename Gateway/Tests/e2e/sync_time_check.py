@@ -258,8 +258,8 @@ def measure_phase(scenario, report, phase, members, start, end, label, strict=Tr
         report.check(spread and unmatched == 0 and percentile(spread, 99) <= SPREAD_P99,
                      f"{label}: every member shows every second, spread p99 "
                      f"{percentile(spread, 99) * 1000 if spread else float('nan'):.2f} ms <= {SPREAD_P99 * 1000:g} ms")
-        report.check(not any(back.values()), f"{label}: no countdown went back in time on any member")
-        report.check(unmatched_bells == 0 and not twice and (not boundary or max(boundary) <= BELLS_WITHIN),
+        report.check(all(streams) and not any(back.values()), f"{label}: no countdown went back in time on any member")
+        report.check(all(rung) and unmatched_bells == 0 and not twice and (not boundary or max(boundary) <= BELLS_WITHIN),
                      f"{label}: the same bells on every member, none twice, a boundary's bell within "
                      f"{BELLS_WITHIN * 1000:g} ms on all")
     return spread, unmatched
@@ -327,14 +327,16 @@ def scenario_run(group, args, report, prefixes, walls):
     minute = args.minutes
 
     if args.loss_minutes:
-        group.network.set_loss(args.loss)
+        before = group.network.set_loss(args.loss)
         phase = scenario.begin(f"{args.loss * 100:g} % loss")
         for i in range(args.loss_minutes):
             scenario.minute(minute + i)
         scenario.finish()
-        group.network.set_loss(0.0)
+        after = group.network.set_loss(0.0)
         minute += args.loss_minutes
         label = f"{args.loss * 100:g} % loss"
+        if before and after:
+            report.line(f"{label}: the links' packets before the phase: {before}; after it: {after}")
         measure_phase(scenario, report, phase, members, phase.start, phase.end, label, strict=False)
         measure_commands(report, phase, label, most=LOSS_COMMAND_MAX)
 
@@ -396,14 +398,18 @@ def reference_loss(scenario, report, minute):
         windows_to_check.append(("after a new reference was chosen", chosen_t, restart_t))
     for name, start, end in windows_to_check:
         spread, unmatched = measure_phase(scenario, report, phase, others, start, end, f"{label}, {name}", strict=False)
-        report.check(unmatched == 0, f"{label}, {name}: the others show the same second within {SAME_SECOND} s")
+        # The choice may take less than a second: no change to compare then, and nothing wrong.
+        report.check((spread or name.startswith("while")) and unmatched == 0,
+                     f"{label}, {name}: the others show the same second within {SAME_SECOND} s")
     rejoined = scenario.rejoined_since(reference, restart_t)
     report.line(f"{reference.name}'s gateway restarted: " + (f"synced again {rejoined - restart_t:.2f} s later" if rejoined
                                                             else "never said it is synced again"))
+    report.check(rejoined is not None and rejoined < phase.end - 10,
+                 f"{reference.name}'s restarted gateway says it is synced again within 20 s")
     if rejoined and rejoined < phase.end:
         spread, unmatched = measure_phase(scenario, report, phase, members, rejoined, phase.end,
                                           f"{reference.name} back", strict=False)
-        report.check(unmatched == 0, f"{reference.name} back: all three show the same second within {SAME_SECOND} s")
+        report.check(spread and unmatched == 0, f"{reference.name} back: all three show the same second within {SAME_SECOND} s")
     measure_commands(report, phase, "minute of the reference's loss")
 
 
@@ -413,7 +419,8 @@ def main():
     parser.add_argument("--delay", type=float, default=5.0, help="each link's one-way delay, ms")
     parser.add_argument("--jitter", type=float, default=3.0, help="± this, uniform, ms")
     parser.add_argument("--loss", type=float, default=0.01, help="the loss phase's drop probability per packet")
-    parser.add_argument("--loss-minutes", type=int, default=1, help="minutes at --loss (0: none)")
+    parser.add_argument("--loss-phase", dest="loss_minutes", type=int, default=1, metavar="MINUTES",
+                        help="minutes at --loss after the main phase (0: none)")
     parser.add_argument("--jump", type=float, default=3600.0, help="the wall-clock jump, s (0: none)")
     parser.add_argument("--jump-member", type=int, default=2, choices=range(3))
     parser.add_argument("--no-reference-loss", dest="reference_loss", action="store_false")
