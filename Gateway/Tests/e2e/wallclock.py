@@ -3,7 +3,7 @@ CLOCK_REALTIME reads are the host's plus an offset plus a drift, while CLOCK_MON
 every timer stay the host's. One `WallClock` stands for one machine: give its `env()` to every
 process of that machine; `jump()` moves it at run time, as a first NTP sync steps a Pi's clock.
 
-The library is compiled on first use (`cc -shared -fPIC -O2 … -ldl`) into
+The library is compiled on first use (`cc -shared -fPIC -O2 … -ldl`, clang without cc) into
 $ROUNDCLOCK_E2E_CACHE (default /var/cache/roundclock-e2e when writable, else the temporary
 directory), under a name that carries the source's hash.
 
@@ -12,6 +12,7 @@ directory), under a name that carries the source's hash.
 import hashlib
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def library():
     path = os.path.join(cache_dir(), f"wallclock_shim-{digest}.so")
     if not os.path.exists(path):
         partial = f"{path}.{os.getpid()}.tmp"
-        subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", partial, SOURCE, "-ldl"],
+        compiler = shutil.which("cc") or shutil.which("clang") or "gcc"
+        subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o", partial, SOURCE, "-ldl"],
                        check=True, capture_output=True)
         os.rename(partial, path)
     return path
