@@ -54,10 +54,23 @@ function describe(state) {
   return parts.join(" · ");
 }
 
+// A clock in a group: whether it counts in the group's time or alone (docs/sync.md).
+function describeGroup(group) {
+  if (group.state === "reference") { return "Group time: this clock is the reference"; }
+  if (group.state === "synced") { return `Group time: synced to ${group.reference}`; }
+  return "Group time: not synced, this clock counts alone";
+}
+
 function applyState(state) {
   lastState = state;
   renderPanels(state);
   $("status").textContent = describe(state);
+  const group = $("group");
+  group.hidden = !state.group_time;
+  if (state.group_time) {
+    group.textContent = describeGroup(state.group_time);
+    group.classList.toggle("alone", state.group_time.state === "unsynced");
+  }
   const picker = $("program");
   if (state.program && picker.value !== state.program) {
     if (![...picker.options].some((o) => o.value === state.program)) {

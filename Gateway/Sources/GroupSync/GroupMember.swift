@@ -33,6 +33,9 @@ public struct GroupMember: Sendable {
         /// Long enough after `connected` for the broker's retained message to have arrived.
         case settled
         case disconnected
+        /// The clock's running session is to be mapped afresh onto its clock (group time
+        /// moved against it): adopts the current session again.
+        case remap
     }
 
     public enum Effect: Sendable, Hashable {
@@ -88,6 +91,13 @@ public struct GroupMember: Sendable {
         case .disconnected:
             link = .down
             return []
+        case .remap:
+            // The clock shows the current session, its anchor as mapped before (the instants
+            // differ by the mapping, nothing else may).
+            guard let current, !provisional, current.session.run == .running, let shown = clockSession, shown.run == .running,
+                  shown.program == current.session.program,
+                  shown.elapsedBeforeNanoseconds == current.session.elapsedBeforeNanoseconds else { return [] }
+            return adopt(current.session)
         }
     }
 

@@ -8,7 +8,8 @@ import Synchronization
 
 /// An MQTT 3.1.1 client over libmosquitto (the Mosquitto project's own client library),
 /// shared by the gateway's components: the clock's topics and Home Assistant discovery
-/// (`ClockMQTT`) and the group sync. One connection, clean session, QoS 1 for everything.
+/// (`ClockMQTT`) and the group sync. One connection, clean session, TCP_NODELAY, QoS 1 for
+/// everything but the group's time round trips (QoS 0).
 ///
 /// - Network: `start()` returns at once; one thread of the client's own ("mqtt network")
 ///   does all network I/O: `mosquitto_connect_async` (later `mosquitto_reconnect_async`), then
@@ -111,6 +112,9 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         self.logger = logger
         // From here on `deinit` runs if this throws, and destroys the handle.
         try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), broker: broker, "protocol version")
+        // Each message goes out at once: Nagle's algorithm would hold a small one back for a
+        // round trip while an earlier one is unacknowledged.
+        try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), broker: broker, "TCP_NODELAY")
         if let will = connection.will {
             let code = will.payload.withUnsafeBytes { mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, 1, will.retain) }
             try MQTTError.check(code, broker: broker, "last will on \(will.topic)")
@@ -178,12 +182,13 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         }
         var id: Int32 = 0
         let code = message.payload.withUnsafeBytes {
-            mosquitto_publish(handle, &id, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
+            mosquitto_publish(handle, &id, message.topic, Int32($0.count), $0.baseAddress, message.atMostOnce ? 0 : 1, message.retain)
         }
         guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
             logger.warning("\(MQTTError(broker: connection.broker, operation: "publish \(message.topic)", code: code))")
             return nil
         }
+        guard !message.atMostOnce else { return id }
         state.withLock { s in
             if s.earlyAcks.remove(id) == nil { s.unacked.insert(id) }
         }

@@ -34,20 +34,23 @@ public struct MQTTConnection: Sendable, Hashable {
 }
 
 /// One application message: a topic, its bytes, and whether the broker keeps it for later
-/// subscribers (retained, section 3.3.1.3). The client always uses QoS 1 (at least once).
+/// subscribers (retained, section 3.3.1.3). QoS 1 (at least once) unless `atMostOnce`: QoS 0,
+/// for the group's time round trips, where a late copy is worth less than none.
 public struct MQTTMessage: Sendable, Hashable {
     public var topic: String
     public var payload: [UInt8]
     public var retain: Bool
+    public var atMostOnce: Bool
 
-    public init(topic: String, payload: [UInt8], retain: Bool = true) {
+    public init(topic: String, payload: [UInt8], retain: Bool = true, atMostOnce: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.retain = retain
+        self.atMostOnce = atMostOnce
     }
 
-    public init(topic: String, text: String, retain: Bool = true) {
-        self.init(topic: topic, payload: Array(text.utf8), retain: retain)
+    public init(topic: String, text: String, retain: Bool = true, atMostOnce: Bool = false) {
+        self.init(topic: topic, payload: Array(text.utf8), retain: retain, atMostOnce: atMostOnce)
     }
 }
 

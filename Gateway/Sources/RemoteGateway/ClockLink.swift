@@ -19,6 +19,9 @@ public final class ClockLink: Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let latest = NIOLockedValueBox<String?>(nil)
+    /// The clock's latest line as it came, and the gateway's `group_time` member added to each.
+    private let raw = NIOLockedValueBox<String?>(nil)
+    private let groupTime = NIOLockedValueBox<String?>(nil)
 
     /// Sent to the pages while the clock cannot be reached.
     public static let unreachableLine = #"{"gateway": "clock unreachable"}"#
@@ -61,8 +64,10 @@ public final class ClockLink: Sendable {
                         if !wasReachable { logger.notice("clock reachable again at \(path)") }
                         wasReachable = true
                         delay = Self.firstRetry
-                        latest.withLockedValue { $0 = text }
-                        hub.publish(text)
+                        raw.withLockedValue { $0 = text }
+                        let annotated = annotate(text)
+                        latest.withLockedValue { $0 = annotated }
+                        hub.publish(annotated)
                     }
                 }
                 if wasReachable { logger.warning("clock unreachable: \(path): the clock closed the connection") }
@@ -70,11 +75,28 @@ public final class ClockLink: Sendable {
                 if wasReachable { logger.warning("clock unreachable: \(path): \(error)") }
             }
             wasReachable = false
+            raw.withLockedValue { $0 = nil }
             latest.withLockedValue { $0 = nil }
             hub.publish(Self.unreachableLine)
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, Self.lastRetry)
         }
+    }
+
+    /// Sets the `group_time` member (a JSON object) that every state line gets from now on,
+    /// and sends the latest line again with it; `nil` adds none.
+    public func setGroupTime(_ json: String?) {
+        groupTime.withLockedValue { $0 = json }
+        guard let text = raw.withLockedValue({ $0 }) else { return }
+        let annotated = annotate(text)
+        latest.withLockedValue { $0 = annotated }
+        hub.publish(annotated)
+    }
+
+    /// `text` (a JSON object on one line) with `"group_time": …` as its last member.
+    func annotate(_ text: String) -> String {
+        guard let member = groupTime.withLockedValue({ $0 }), text.hasPrefix("{"), text.hasSuffix("}") else { return text }
+        return String(text.dropLast()) + #", "group_time": "# + member + "}"
     }
 
     /// Asks the clock's protocol version (`ControlVersion`).

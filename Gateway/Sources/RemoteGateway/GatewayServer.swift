@@ -96,7 +96,9 @@ public struct GatewayServer {
             services.append(ClockMQTTService(bridge: bridge))
             minuteLines.append(bridge.commandLog.report)
             if let group = settings.syncGroup {
-                services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, link: link, logger: logger)))
+                let timeClient = try MQTTClient(GroupTimeBridge.connection(base: mqtt.client.connection, group: group), logger: logger)
+                let time = try GroupTimeBridge(group: group, member: mqtt.client.connection.clientID, client: timeClient, logger: logger)
+                services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, time: time, link: link, logger: logger)))
             }
         }
         services.append(MinuteReport(logger: logger, lines: minuteLines))

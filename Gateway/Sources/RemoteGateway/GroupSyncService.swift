@@ -15,16 +15,26 @@ import Synchronization
 /// the clock link's hub), the group topic's messages and the broker's connects and losses,
 /// and carries out what the member decides: `adopt` on the control socket (one at a time, in
 /// order), retained QoS 1 publishes on `roundclock/group/<group>/session`, log lines. The
-/// member id is the MQTT client id. Also logs the wall clock's sync state at start and on
-/// every change: members agree only as closely as their wall clocks do.
+/// member id is the MQTT client id.
+///
+/// The group's sessions are in group time (`GroupTimeBridge`); the clock's are on its wall
+/// clock. A state line's anchor is moved onto CLOCK_MONOTONIC as it arrives, and from there
+/// into group time; an adopted anchor goes the other way when it is sent. Until this member
+/// has any estimate of group time, everything waits (its clock counts alone); while a round
+/// runs, the clock is given the session afresh whenever group time has moved against its
+/// monotonic clock by more than `remapThreshold`, at an instant well away from a change of
+/// the display.
 public final class GroupSyncBridge: Sendable {
     public let topic: String
     let client: MQTTClient
     let link: ClockLink
     let logger: Logger
     let member: String
-    private let inputs: AsyncStream<GroupMember.Input>
-    private let inbox: AsyncStream<GroupMember.Input>.Continuation
+    let time: GroupTimeBridge
+    private let inputs: AsyncStream<Item>
+    private let inbox: AsyncStream<Item>.Continuation
+    /// The running session's anchor as the clock holds it (monotonic) and in group time.
+    private let clockAnchor = Mutex<(group: Int64, local: Int64)?>(nil)
     /// Group messages in `inputs` not yet handled; at `queuedMessages` more are dropped.
     private let pendingMessages = Mutex(0)
     private let adopts: AsyncStream<AdoptCommand>
@@ -35,14 +45,34 @@ public final class GroupSyncBridge: Sendable {
     public static let settleTime = Duration.milliseconds(1000)
     /// How often the connection, and the wall clock's sync state, are looked at.
     static let pollInterval = Duration.milliseconds(100)
-    static let syncCheckInterval = Duration.seconds(30)
+    /// How often the running session's mapping is looked at, and how far it may be off.
+    static let remapInterval = Duration.seconds(1)
+    static let remapThreshold: Int64 = 1_000_000
+    /// A remap lands this far from any tenth of a second of the running time (where the
+    /// display changes), and not within `SessionAdoption.ringWindow` of the start, so the
+    /// clock neither shows a digit twice nor rings a bell again.
+    static let remapGrid: Int64 = 100_000_000
+    static let remapWindow: ClosedRange<Int64> = 30_000_000...70_000_000
+    static let remapAfterStart: Int64 = 2_000_000_000
+    /// Waiting items while this member has no group time; beyond, the oldest go.
+    static let waitingItems = 1024
+
+    /// What the member's loop takes: its own inputs, the clock's lines with their anchor on
+    /// CLOCK_MONOTONIC, and the news that group time became available or moved.
+    enum Item: Sendable {
+        case input(GroupMember.Input)
+        case clock(ClockSession, localAnchor: Int64?)
+        case timeChanged
+        case remapCheck
+    }
     /// Group messages waiting for the member; more are dropped with a log line (a flood).
     /// The clock's lines and the connection's news are never dropped.
     static let queuedMessages = 256
 
-    public init(group: String, client: MQTTClient, link: ClockLink, logger: Logger) throws(MQTTError) {
+    public init(group: String, client: MQTTClient, time: GroupTimeBridge, link: ClockLink, logger: Logger) throws(MQTTError) {
         topic = MemberID.sessionTopic(group: group)
         self.client = client
+        self.time = time
         self.link = link
         self.logger = logger
         member = client.connection.clientID
@@ -59,15 +89,15 @@ public final class GroupSyncBridge: Sendable {
                 logger.warning("group \(topic): message dropped: \(Self.queuedMessages) are already waiting")
                 return
             }
-            inbox.yield(.received(message.payload))
+            inbox.yield(.input(.received(message.payload)))
         }
         // On every connect, after the client subscribed the topic: the broker's retained
         // message follows its SUBACK; `settled` a `settleTime` later.
         client.onConnect { [inbox] in
-            inbox.yield(.connected)
+            inbox.yield(.input(.connected))
             Task {
                 try? await Task.sleep(for: Self.settleTime)
-                inbox.yield(.settled)
+                inbox.yield(.input(.settled))
             }
         }
     }
@@ -86,7 +116,9 @@ public final class GroupSyncBridge: Sendable {
                 group.addTask { await self.runAdopts() }
                 group.addTask { await self.watchClock() }
                 group.addTask { await self.watchBroker() }
-                group.addTask { await self.watchWallClock() }
+                group.addTask { await self.time.run() }
+                group.addTask { await self.watchTime() }
+                group.addTask { await self.remapChecks() }
             }
         } onCancel: { [inbox, adoptInbox] in
             inbox.finish()
@@ -96,24 +128,93 @@ public final class GroupSyncBridge: Sendable {
 
     private func runMember() async {
         var machine = GroupMember(member: member, firstToken: Self.firstToken())
-        for await input in inputs {
-            if case .received = input { pendingMessages.withLock { $0 -= 1 } }
-            for effect in machine.handle(input) {
-                switch effect {
-                case .adopt(let command): adoptInbox.yield(command)
-                case .publish(let message):
-                    if !client.publish(MQTTMessage(topic: topic, text: message.payload)) {
-                        // Dropped: the broker is away. The member republishes once it is back.
-                        inbox.yield(.disconnected)
+        var waiting: [Item] = []
+        var lastLocal: (line: ClockSession, converted: ClockSession)?
+        var nextRemap: Task<Void, Never>?
+        for await item in inputs {
+            if case .input(.received) = item { pendingMessages.withLock { $0 -= 1 } }
+            // Without group time, nothing can be placed in it: everything waits, in order.
+            guard time.groupTime(atLocal: GroupTimeBridge.monotonicNow()) != nil else {
+                if case .timeChanged = item { continue }
+                if case .remapCheck = item { continue }
+                waiting.append(item)
+                if waiting.count > Self.waitingItems { waiting.removeFirst(waiting.count - Self.waitingItems) }
+                continue
+            }
+            let ready = waiting + [item]
+            waiting = []
+            for item in ready {
+                let input: GroupMember.Input
+                switch item {
+                case .input(let given): input = given
+                case .timeChanged: continue
+                case .remapCheck:
+                    guard let wait = remapWait(machine.current) else { continue }
+                    if wait > 0 {
+                        nextRemap?.cancel()
+                        nextRemap = Task { [inbox] in
+                            try? await Task.sleep(for: .nanoseconds(wait))
+                            if !Task.isCancelled { inbox.yield(.remapCheck) }
+                        }
+                        continue
                     }
-                case .log(let line):
-                    switch line {
-                    case .malformed, .stale, .adoptFailed: logger.warning("group \(topic): \(line)")
-                    default: logger.notice("group \(topic): \(line)")
+                    input = .remap
+                case .clock(let line, let anchor):
+                    // The same line again (the clock repeats its session on every state line)
+                    // is the same session in group time too.
+                    if let last = lastLocal, last.line == line {
+                        input = .clock(last.converted, realtimeNanoseconds: groupNow())
+                    } else {
+                        var converted = line
+                        if let anchor, let group = time.groupTime(atLocal: anchor) {
+                            converted.session.anchorRealtimeNanoseconds = group
+                            // An adopt's echo keeps the group anchor `runAdopts` sent.
+                            if line.adopted == nil { clockAnchor.withLock { $0 = (group, anchor) } }
+                        }
+                        lastLocal = (line, converted)
+                        input = .clock(converted, realtimeNanoseconds: groupNow())
                     }
+                }
+                carryOut(machine.handle(input))
+            }
+        }
+    }
+
+    private func carryOut(_ effects: [GroupMember.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .adopt(let command): adoptInbox.yield(command)
+            case .publish(let message):
+                if !client.publish(MQTTMessage(topic: topic, text: message.payload)) {
+                    // Dropped: the broker is away. The member republishes once it is back.
+                    inbox.yield(.input(.disconnected))
+                }
+            case .log(let line):
+                switch line {
+                case .malformed, .stale, .adoptFailed: logger.warning("group \(topic): \(line)")
+                default: logger.notice("group \(topic): \(line)")
                 }
             }
         }
+    }
+
+    /// Group time now (the member's loop runs only while there is one).
+    private func groupNow() -> Int64 {
+        time.groupTime(atLocal: GroupTimeBridge.monotonicNow()) ?? Self.realtimeNow()
+    }
+
+    /// For the running `current` session: `nil` when its mapping on the clock is close enough
+    /// (or it does not run), else how long to wait (ns) for a safe instant, 0 for now.
+    private func remapWait(_ current: GroupMessage?) -> Int64? {
+        guard let session = current?.session, session.run == .running, let anchor = session.anchorRealtimeNanoseconds,
+              let held = clockAnchor.withLock({ $0 }), held.group == anchor,
+              let mapped = time.local(atGroupTime: anchor), abs(mapped - held.local) > Self.remapThreshold else { return nil }
+        let now = groupNow()
+        guard now - anchor >= Self.remapAfterStart else { return nil }
+        let phase = (session.elapsedBeforeNanoseconds + now - anchor) % Self.remapGrid
+        if Self.remapWindow.contains(phase) { return 0 }
+        let centre = (Self.remapWindow.lowerBound + Self.remapWindow.upperBound) / 2
+        return (centre - phase + Self.remapGrid) % Self.remapGrid
     }
 
     /// Adopt tokens start at this gateway's start time in microseconds, so a restarted
@@ -125,27 +226,42 @@ public final class GroupSyncBridge: Sendable {
     /// CLOCK_REALTIME now, nanoseconds since the Unix epoch.
     static func realtimeNow() -> Int64 { SystemReadings.clockReading(CLOCK_REALTIME).wholeNanoseconds }
 
+    /// Sends each `adopt` with its anchor moved from group time onto this host's wall clock,
+    /// through CLOCK_MONOTONIC read back to back with CLOCK_REALTIME.
     private func runAdopts() async {
         for await command in adopts {
+            var sent = command
+            if let group = command.session.anchorRealtimeNanoseconds {
+                guard let local = time.local(atGroupTime: group) else {
+                    inbox.yield(.input(.adoptFailed(token: command.token, reason: "no estimate of group time")))
+                    continue
+                }
+                let (monotonic, realtime) = (GroupTimeBridge.monotonicNow(), Self.realtimeNow())
+                sent.session.anchorRealtimeNanoseconds = local - monotonic + realtime
+                clockAnchor.withLock { $0 = (group, local) }
+            }
             do {
-                let reply = try await link.send(command.line)
+                let reply = try await link.send(sent.line)
                 if let why = AdoptCommand.refusal(inReply: reply) {
-                    inbox.yield(.adoptFailed(token: command.token, reason: "the clock refused it: \(why)"))
+                    inbox.yield(.input(.adoptFailed(token: command.token, reason: "the clock refused it: \(why)")))
                 }
             } catch {
-                inbox.yield(.adoptFailed(token: command.token, reason: "the clock did not answer: \(error)"))
+                inbox.yield(.input(.adoptFailed(token: command.token, reason: "the clock did not answer: \(error)")))
             }
         }
     }
 
+    /// The clock's state lines, each running anchor moved onto CLOCK_MONOTONIC at once (the
+    /// wall clock may step later; the monotonic clock never does).
     private func watchClock() async {
         for await line in link.hub.subscribe() {
             do {
                 guard let session = try ClockSession.parse(stateLine: line) else {
-                    if ControlState.parse(line) == nil { inbox.yield(.clockLost) }
+                    if ControlState.parse(line) == nil { inbox.yield(.input(.clockLost)) }
                     continue
                 }
-                inbox.yield(.clock(session, realtimeNanoseconds: Self.realtimeNow()))
+                let (monotonic, realtime) = (GroupTimeBridge.monotonicNow(), Self.realtimeNow())
+                inbox.yield(.clock(session, localAnchor: session.session.anchorRealtimeNanoseconds.map { $0 - realtime + monotonic }))
             } catch {
                 logger.warning("group \(topic): the clock's state line has a session this gateway cannot read: \(error)")
             }
@@ -158,21 +274,25 @@ public final class GroupSyncBridge: Sendable {
         var wasConnected = false
         while !Task.isCancelled {
             let connected = client.isConnected
-            if wasConnected, !connected { inbox.yield(.disconnected) }
+            if wasConnected, !connected { inbox.yield(.input(.disconnected)) }
             wasConnected = connected
             try? await Task.sleep(for: Self.pollInterval)
         }
     }
 
-    private func watchWallClock() async {
-        var last: Bool?
+    /// Each change of the group time's status: the waiting items may go, and the state
+    /// lines say it (`group_time`: `/api/state`, the phone page).
+    private func watchTime() async {
+        for await status in time.statusChanges() {
+            link.setGroupTime(status.json.encoded)
+            inbox.yield(.timeChanged)
+        }
+    }
+
+    private func remapChecks() async {
         while !Task.isCancelled {
-            let state = ClockSync.state()
-            if state.synchronized != last {
-                if state.synchronized { logger.notice("group sync: \(state)") } else { logger.warning("group sync: \(state); members agree only as closely as their wall clocks (docs/sync.md)") }
-                last = state.synchronized
-            }
-            try? await Task.sleep(for: Self.syncCheckInterval)
+            try? await Task.sleep(for: Self.remapInterval)
+            inbox.yield(.remapCheck)
         }
     }
 }

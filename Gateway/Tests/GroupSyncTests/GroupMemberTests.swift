@@ -59,6 +59,24 @@ import Testing
         #expect(member.current == higher)
     }
 
+    @Test func aRemapAdoptsTheRunningSessionAgainAndNothingElse() {
+        var member = Self.member(holding: Self.message(5, "other", Self.running))
+        let effects = member.handle(.remap)
+        #expect(Self.adopts(effects).map(\.session) == [Self.running])
+        #expect(Self.published(effects).isEmpty)
+        // Its echo (the anchor as the clock mapped it) is no change, and a remap still works.
+        var shown = Self.running
+        shown.anchorRealtimeNanoseconds = Self.t0 + 3_000
+        let token = Self.adopts(effects)[0].token
+        #expect(member.handle(.clock(ClockSession(session: shown, adopted: token), realtimeNanoseconds: Self.t0)).isEmpty)
+        #expect(Self.adopts(member.handle(.remap)).map(\.session) == [Self.running])
+        // Paused or ready: nothing to map; without a clock line, nothing to map onto.
+        var paused = Self.member(holding: Self.message(5, "other", Self.paused))
+        #expect(paused.handle(.remap).isEmpty)
+        _ = member.handle(.clockLost)
+        #expect(member.handle(.remap).isEmpty)
+    }
+
     @Test func theEchoOfAnAdoptIsNotALocalChange() {
         var member = Self.member(holding: Self.message(5, "m", Self.ready))
         let adopted = Self.message(6, "n", Self.running)

@@ -66,6 +66,8 @@ def main():
         for m in members:
             wait_log(m, "connected to MQTT broker")
         wait_for(lambda: group.broker.retained(TOPIC), what="a group session on the broker")
+        for m in members:
+            wait_log(m, "group time: this member is the reference" if m is members[0] else "group time: synced to the reference")
         print(f"network: {group.network.kind}; {len(members)} members; {args.minutes:g} min; a command every {args.every:g} s")
         start = monotonic()
         end = start + args.minutes * 60
