@@ -280,13 +280,25 @@ def measure_commands(report, phase, label, p99=None, most=None):
 
 
 # -- the run ------------------------------------------------------------------------------------
-def wait_synced(scenario, report, members, since, timeout, label):
-    """Waits until every member's gateway says it is synced or the reference; returns when."""
-    done = scenario.wait(lambda: all(scenario.synced_since(m, since) is not None for m in members) and monotonic(), timeout)
+def settled(scenario, members):
+    """Whether the group has one time: each gateway's latest group-time line says it is synced
+    or the reference, exactly one is the reference, and every other follows that one."""
+    latest = [(scenario.group_time_lines(m) or [""])[-1] for m in members]
+    if not all(any(s in line for s in SYNCED) for line in latest):
+        return False
+    references = [m.name for m, line in zip(members, latest) if SYNCED[0] in line]
+    return len(references) == 1 and all(f"{SYNCED[1]} {references[0]}" in line for line in latest if SYNCED[0] not in line)
+
+
+def wait_synced(scenario, report, members, timeout, label):
+    """Waits until the group has one time (`settled`); returns when, or None."""
+    done = scenario.wait(lambda: settled(scenario, members) and monotonic(), timeout)
     for m in members:
-        line = next(iter(scenario.group_time_lines(m, since)), None)
-        report.line(f"{label}: {m.name}'s gateway: {line.split('group time: ', 1)[1] if line else 'no group time line'}")
-    report.check(done, f"{label}: every member's gateway says it is synced or the reference within {timeout:g} s")
+        lines = scenario.group_time_lines(m)
+        report.line(f"{label}: {m.name}'s gateway: " + (" / ".join(l.split("group time: ", 1)[1] for l in lines[-3:])
+                                                       if lines else "no group time line"))
+    report.check(done, f"{label}: every member's gateway says it is synced or the reference, one reference for all, "
+                       f"within {timeout:g} s")
     return done
 
 
@@ -316,7 +328,7 @@ def scenario_run(group, args, report, prefixes, walls):
         print(f"scheduling: clocks {describe_scheduling(prefixes['clock_prefix'])}, gateways "
               f"{describe_scheduling(prefixes['gateway_prefix'])}, broker SCHED_OTHER, nice 0, links' shaper SCHED_FIFO 5")
     report.check(scenario.wait(lambda: group.broker.retained(TOPIC), 120), "the broker holds the group's session")
-    wait_synced(scenario, report, members, 0.0, args.sync_timeout, "start")
+    wait_synced(scenario, report, members, args.sync_timeout, "start")
 
     phase = scenario.begin(f"main, {args.minutes} min")
     for minute in range(args.minutes):
