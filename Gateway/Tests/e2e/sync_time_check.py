@@ -25,6 +25,7 @@ would fail without failing (today's baseline). The links' seed is printed; `--se
     python3 Gateway/Tests/e2e/sync_time_check.py --delay 20 --jitter 15 --report-only
 """
 import argparse
+import json
 import math
 import os
 import shutil
@@ -155,6 +156,7 @@ class Scenario:
         self.phase.commands.append(command)
         if reply != {"ok": True}:
             command.refused = reply
+            self.record(command)
             return
 
         def all_shown():
@@ -166,6 +168,12 @@ class Scenario:
             return len(command.commits) == len(targets)
 
         self.wait(all_shown, self.args.command_deadline)
+        self.record(command)
+
+    def record(self, command):
+        """One line per command in the group's directory (commands.jsonl; `--keep` keeps it)."""
+        with open(os.path.join(self.group.dir, "commands.jsonl"), "a") as f:
+            f.write(json.dumps(dict(phase=self.phase.name, **vars(command))) + "\n")
 
     def minute(self, index, events=()):
         start = monotonic()
@@ -451,7 +459,7 @@ def main():
                              "standing for the buttons (root)")
     parser.add_argument("--stress", type=int, default=0, metavar="N", help="run `stress-ng --cpu N` meanwhile")
     parser.add_argument("--report-only", action="store_true", help="measure and print; fail on nothing")
-    parser.add_argument("--keep", metavar="DIR", help="copy the members' logs and frames there at the end")
+    parser.add_argument("--keep", metavar="DIR", help="copy the members' logs and frames and the commands there at the end")
     args = parser.parse_args()
     if args.scheduling == "as-deployed" and os.geteuid() == 0:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
