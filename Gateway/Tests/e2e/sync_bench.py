@@ -19,16 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rc_harness import CLOCK_UNIT, GATEWAY_UNIT, describe_scheduling, unit_scheduling, wait_for  # noqa: E402
 from sync_harness import TOPIC, Group, monotonic, wait_agree, wait_log  # noqa: E402
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-def summary(name, values):
-    ms = [v * 1000 for v in values]
-    return f"{name}: n={len(ms)} p50 {percentile(ms, 50):.2f} ms, p99 {percentile(ms, 99):.2f} ms, max {max(ms):.2f} ms"
+from sync_measures import summary  # noqa: E402
 
 
 def frames(member):

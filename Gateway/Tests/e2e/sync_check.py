@@ -12,14 +12,12 @@ ignored with a log line, changing nothing.
 """
 import json
 import os
-import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rc_harness import wait_for  # noqa: E402
-from sync_harness import GROUP, PIN, TOPIC, Group, agreement, monotonic, wait_agree, wait_log  # noqa: E402
+from sync_harness import GROUP, TOPIC, Group, agreement, monotonic, wait_agree, wait_log  # noqa: E402
 
 
 def check(condition, message):
@@ -47,19 +45,6 @@ def seconds(shown):
     return int(minutes) * 60 + int(secs)
 
 
-def api_state(group, member):
-    """The member's gateway's /api/state (logged in with the PIN), from its network namespace."""
-    port = re.search(r"listening on http://\S+:(\d+);", "\n".join(member.gateway_log())).group(1)
-    code = ("import http.client, json, sys\n"
-            "c = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=30)\n"
-            "c.request('POST', '/api/login', json.dumps({'pin': sys.argv[2]}), {'Content-Type': 'application/json'})\n"
-            "r = c.getresponse(); r.read(); cookie = r.getheader('Set-Cookie').split(';')[0]\n"
-            "c.request('GET', '/api/state', headers={'Cookie': cookie}); print(c.getresponse().read().decode())\n")
-    out = subprocess.run(group.network.prefix(member.index) + [sys.executable, "-c", code, port, PIN],
-                         check=True, capture_output=True, text=True, timeout=60)
-    return json.loads(out.stdout)
-
-
 def main():
     with Group(members=3, spare=1) as group:
         members = group.members[:3]
@@ -72,7 +57,7 @@ def main():
         for m in members:
             wait_log(m, "group time: this member is the reference" if m is members[0] else "group time: synced to the reference member-0")
         check(True, "member-0 logged that it is the group's time reference; members 1 and 2 that they are synced to it")
-        states = [api_state(group, m) for m in members]
+        states = [m.api_state() for m in members]
         check([s["group_time"]["state"] for s in states] == ["reference", "synced", "synced"]
               and [s["group_time"]["reference"] for s in states[1:]] == ["member-0", "member-0"],
               f"/api/state says so: {[s['group_time'] for s in states]}")
