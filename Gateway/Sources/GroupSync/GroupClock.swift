@@ -54,8 +54,8 @@ public struct GroupClock: Sendable {
     public static let interval: Int64 = 250_000_000
     /// An ask unanswered this long is forgotten.
     public static let answerTimeout: Int64 = 5_000_000_000
-    /// The estimate counts as synced while its error is within this bound and its newest
-    /// sample is at most `staleAfter` old.
+    /// The estimate counts as synced once its error is within this bound (and until it passes
+    /// twice the bound) while its newest sample is at most `staleAfter` old.
     public static let errorBound: Int64 = 5_000_000
     public static let staleAfter: Int64 = 30_000_000_000
     /// Samples needed before the estimate counts: the first ones of a burst; after a new
@@ -213,7 +213,11 @@ public struct GroupClock: Sendable {
         guard let fit = estimate else {
             return .unsynced(holdover == nil ? .noEstimate(reference: reference) : .newReference(reference: reference))
         }
-        if fit.error > Self.errorBound { return .unsynced(.errorAboveBound(reference: reference, error: fit.error)) }
+        // Hysteresis: a synced member stays so until its error passes twice the bound.
+        let wasSynced = if case .synced(let was, _) = status { was == reference } else { false }
+        if fit.error > (wasSynced ? 2 * Self.errorBound : Self.errorBound) {
+            return .unsynced(.errorAboveBound(reference: reference, error: fit.error))
+        }
         if let local, let lastSample, local - lastSample > Self.staleAfter {
             return .unsynced(.noAnswer(reference: reference, since: local - lastSample))
         }

@@ -191,6 +191,8 @@ def main():
     def terminate(*_):
         shaper.stop = True
 
+    # A signal mask is inherited: started from `swift test`, these arrive blocked.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGHUP, hangup)
     signal.signal(signal.SIGTERM, terminate)
     signal.signal(signal.SIGINT, terminate)

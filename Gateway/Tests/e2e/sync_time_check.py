@@ -51,6 +51,10 @@ SPREAD_P99 = 0.002
 COMMAND_P99 = 0.050
 LOSS_COMMAND_MAX = 1.0
 BELLS_WITHIN = 0.005
+# `--bounds loose`: the test suite's guard on a shared, loaded machine (the timing targets
+# above are measured by the full run, docs/benchmarks.md); still far below what a group on
+# unsynchronized wall clocks shows (seconds).
+LOOSE = dict(SPREAD_P99=0.025, COMMAND_P99=0.500, BELLS_WITHIN=0.025)
 SAME_SECOND = 0.5
 SYNCED = ("group time: this member is the reference", "group time: synced to the reference")
 ADOPTED = "group session adopted"
@@ -459,8 +463,13 @@ def main():
                              "standing for the buttons (root)")
     parser.add_argument("--stress", type=int, default=0, metavar="N", help="run `stress-ng --cpu N` meanwhile")
     parser.add_argument("--report-only", action="store_true", help="measure and print; fail on nothing")
+    parser.add_argument("--bounds", choices=("issue", "loose"), default="issue",
+                        help="issue: spread p99 <= 2 ms, command p99 <= 50 ms, bells within 5 ms; loose (the test "
+                             "suite, beside other tests): 25 ms, 500 ms, 25 ms")
     parser.add_argument("--keep", metavar="DIR", help="copy the members' logs and frames and the commands there at the end")
     args = parser.parse_args()
+    if args.bounds == "loose":
+        globals().update(LOOSE)
     if args.scheduling == "as-deployed" and os.geteuid() == 0:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
     stress = None
