@@ -58,7 +58,7 @@ function describe(state) {
 function describeGroup(group) {
   if (group.state === "reference") { return "Group time: this clock is the reference"; }
   if (group.state === "synced") { return `Group time: synced to ${group.reference}`; }
-  return "Group time: not synced, this clock counts alone";
+  return `Group time: ${group.note || "not synced"}`;
 }
 
 function applyState(state) {

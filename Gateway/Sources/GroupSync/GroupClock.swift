@@ -298,8 +298,9 @@ public enum GroupTimeStatus: Sendable, Hashable, CustomStringConvertible {
             case .noEstimate(let r): "not synced (no estimate of \(r)'s time yet); this clock counts alone"
             case .newReference(let r): "not synced (new reference \(r), measuring; the last estimate goes on meanwhile)"
             case .errorAboveBound(let r, let error):
-                "not synced (the estimate of \(r)'s time is off by up to \(Self.milliseconds(error)) ms, above \(Self.milliseconds(GroupClock.errorBound)) ms); this clock counts alone"
-            case .noAnswer(let r, let since): "not synced (no answer from the reference \(r) for \(since / 1_000_000_000) s); this clock counts alone"
+                "not synced (the estimate of \(r)'s time is off by up to \(Self.milliseconds(error)) ms, above \(Self.milliseconds(GroupClock.errorBound)) ms); this clock follows the group on it"
+            case .noAnswer(let r, let since):
+                "not synced (no answer from the reference \(r) for \(since / 1_000_000_000) s); this clock counts on its last estimate"
             }
         }
     }
