@@ -148,7 +148,7 @@ public struct GroupClock: Sendable {
 
     private mutating func elect(_ now: Readings) -> [Effect] {
         let references = present.filter { $0.value.role == .reference }.map(\.key) + (epoch != nil ? [member] : [])
-        if let lowest = references.min(by: Self.byteOrder) {
+        if let lowest = references.min(by: MemberID.precedes) {
             return lowest == member ? [] : follow(lowest, now)
         }
         // Members that start together see each other's presence before one takes the role.
@@ -156,7 +156,7 @@ public struct GroupClock: Sendable {
         let synced = status.isSynced
         var candidates = present.filter { $0.value.synced }.map(\.key) + (synced ? [member] : [])
         if candidates.isEmpty { candidates = Array(present.keys) + [member] }
-        guard candidates.min(by: Self.byteOrder) == member else { return [] }
+        guard candidates.min(by: MemberID.precedes) == member else { return [] }
         // Group time goes on from this member's estimate, or starts from its wall clock.
         let start = groupTime(atLocal: now.local) ?? now.realtime
         epoch = start - now.local
@@ -236,8 +236,6 @@ public struct GroupClock: Sendable {
         hash ^= hash >> 29
         return interval * 4 / 5 + Int64(hash % UInt64(interval * 2 / 5))
     }
-
-    static func byteOrder(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(b.utf8) }
 }
 
 /// What a member says about its group time: in its log, in `/api/state` and on the phone page.

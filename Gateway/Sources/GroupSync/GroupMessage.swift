@@ -49,14 +49,7 @@ public struct GroupMessage: Sendable, Hashable, Comparable {
     /// not `MemberID`-safe. Members this version does not know are ignored, so a newer
     /// member's additions do not make its messages unreadable here.
     public static func parse(_ bytes: [UInt8]) throws(GroupSyncProblem) -> GroupMessage {
-        guard bytes.count <= maximumBytes else { throw GroupSyncProblem("\(bytes.count) bytes, more than \(maximumBytes)") }
-        let value: JSONValue
-        do {
-            value = try JSONParser(maxBytes: maximumBytes, maxDepth: 4).parse(bytes)
-        } catch {
-            throw GroupSyncProblem("not JSON: \(error)")
-        }
-        guard value.members != nil else { throw GroupSyncProblem("not a JSON object") }
+        let value = try GroupJSON.object(bytes, maximumBytes: maximumBytes, maxDepth: 4)
         guard let version = value["version"]?.int, (0...Int(maximumVersion)).contains(version) else {
             throw GroupSyncProblem("\"version\" must be a whole number in 0...\(maximumVersion)")
         }
@@ -75,7 +68,7 @@ public struct GroupMessage: Sendable, Hashable, Comparable {
 
     public static func < (a: GroupMessage, b: GroupMessage) -> Bool {
         if a.version != b.version { return a.version < b.version }
-        if a.member != b.member { return Array(a.member.utf8).lexicographicallyPrecedes(b.member.utf8) }
+        if a.member != b.member { return MemberID.precedes(a.member, b.member) }
         if a.issuedRealtimeNanoseconds != b.issuedRealtimeNanoseconds { return a.issuedRealtimeNanoseconds < b.issuedRealtimeNanoseconds }
         return Array(a.payload.utf8).lexicographicallyPrecedes(b.payload.utf8)
     }
@@ -106,6 +99,10 @@ public enum MemberID {
         default: false
         }
     }
+
+    /// Member ids in byte order: how ties between messages and the choice of the reference
+    /// are decided alike on every member.
+    public static func precedes(_ a: String, _ b: String) -> Bool { Array(a.utf8).lexicographicallyPrecedes(b.utf8) }
 
     /// The group's retained session topic, `roundclock/group/<group>/session`; `group` must be safe.
     public static func sessionTopic(group: String) -> String { "roundclock/group/\(group)/session" }

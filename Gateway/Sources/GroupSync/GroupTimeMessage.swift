@@ -80,13 +80,13 @@ public struct GroupPresence: Sendable, Hashable {
     }
 }
 
-/// Reading the small JSON objects of the group's topics.
+/// Reading the JSON objects of the group's topics: at most `maximumBytes`, an object.
 enum GroupJSON {
-    static func object(_ bytes: [UInt8], maximumBytes: Int) throws(GroupSyncProblem) -> JSONValue {
+    static func object(_ bytes: [UInt8], maximumBytes: Int, maxDepth: Int = 2) throws(GroupSyncProblem) -> JSONValue {
         guard bytes.count <= maximumBytes else { throw GroupSyncProblem("\(bytes.count) bytes, more than \(maximumBytes)") }
         let value: JSONValue
         do {
-            value = try JSONParser(maxBytes: maximumBytes, maxDepth: 2).parse(bytes)
+            value = try JSONParser(maxBytes: maximumBytes, maxDepth: maxDepth).parse(bytes)
         } catch {
             throw GroupSyncProblem("not JSON: \(error)")
         }

@@ -141,7 +141,7 @@ public final class GroupTimeBridge: Sendable {
         }
     }
 
-    static func monotonicNow() -> Int64 { SystemReadings.clockReading(CLOCK_MONOTONIC).wholeNanoseconds }
+    static func monotonicNow() -> Int64 { MonotonicClock.read().wholeNanoseconds }
 
     static func readings() -> GroupClock.Readings {
         let local = monotonicNow()
