@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # The signed apt repository, as an owner uses it: boots a minimal Debian 13 trixie with
-# systemd in qemu (TCG), serves a repository made by scripts/apt-repo over HTTP from the host,
-# and in the guest adds it, installs both packages, refuses a tampered and a wrongly signed
-# repository, and upgrades the clock to a newer version while a round runs.
-# See README.md here.
+# systemd in qemu (TCG), serves over HTTP from the host the Pages site that the release
+# workflow's own steps make (Tests/release/workflow-site.py), at the same path under its
+# address as GitHub Pages serves it, and in the guest adds the repository, installs both
+# packages, refuses a tampered and a wrongly signed repository, upgrades both packages while a
+# round runs (with a stale Packages beside the new InRelease, as a cache serves it), and
+# removes, reinstalls, purges and reinstalls them. See README.md here.
 #
 # usage: Tests/release/apt-repo-vm.sh --debs DIR --upgrade-debs DIR
 #        Tests/release/apt-repo-vm.sh --prepare-only
 #   --debs DIR          the packages of the release: roundclock_*_amd64.deb and
 #                       roundclock-gateway_*_amd64.deb at least; every roundclock*.deb in DIR
 #                       (arm64 ones too) goes into the repository
-#   --upgrade-debs DIR  roundclock_*_amd64.deb of a higher version, for the upgrade
+#   --upgrade-debs DIR  roundclock_*_amd64.deb of a higher version, for the upgrade (and
+#                       roundclock-gateway_*_amd64.deb, else the release's gateway is repacked
+#                       at a higher version: the same files, for its maintainer scripts)
 #   --prepare-only      make the caches only: kernel, root filesystem, initramfs
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 900),
 #   VM_STALL (seconds without a byte on the console after which the VM is taken as frozen and
 #   booted once more, default 240), VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh),
 #   VM_NO_INSTALL=1 (never apt-get install on the host).
-# Output: "PASS|FAIL <n> <text>" per check 1-4, then "apt-repo-vm: N passed, M failed" (a
-# check the guest did not report counts as failed). Exit status 0 only if all four passed.
+# Output: "PASS|FAIL <n> <text>" per check 1-6 (1-5 the guest's, 6 the workflow's site, made on
+# the host), then "apt-repo-vm: N passed, M failed" (a check not reported counts as failed).
+# Exit status 0 only if all six passed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +51,7 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 AVM=$CACHE/apt-repo-vm
 
-CHECKS=4
+CHECKS=6
 VM_LABEL=apt-repo-vm PREP_FAILED_SUMMARY="apt-repo-vm: 0 passed, $CHECKS failed"
 . "$KVM_DIR/host-lib.sh"
 
@@ -112,8 +117,24 @@ GATEWAY_DEB=$(one "$DEBS" 'roundclock-gateway_*_amd64.deb')
 UPGRADE_DEB=$(one "$UPGRADE_DEBS" 'roundclock_*_amd64.deb')
 RELEASE_DEBS=("$DEBS"/roundclock*.deb)
 VERSION=$(dpkg-deb -f "$CLOCK_DEB" Version) UPGRADE_VERSION=$(dpkg-deb -f "$UPGRADE_DEB" Version)
+GATEWAY_VERSION=$(dpkg-deb -f "$GATEWAY_DEB" Version)
 dpkg --compare-versions "$UPGRADE_VERSION" gt "$VERSION" || die "$UPGRADE_DEB ($UPGRADE_VERSION) is not newer than $CLOCK_DEB ($VERSION)"
-echo "release: $(cd "$DEBS" && echo roundclock*.deb); upgrade: $(basename "$UPGRADE_DEB")"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/apt-repo-vm.XXXXXX")
+# the gateway's upgrade: the one in --upgrade-debs, else the release's own files repacked at the
+# next patch version, which is what the maintainer scripts' upgrade path needs
+UPGRADE_GATEWAY_DEB=$(ls "$UPGRADE_DEBS"/roundclock-gateway_*_amd64.deb 2>/dev/null | sort -V | tail -1)
+if [ -z "$UPGRADE_GATEWAY_DEB" ]; then
+  v=$(echo "$GATEWAY_VERSION" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
+  dpkg-deb -R "$GATEWAY_DEB" "$WORK/gateway-repack"
+  sed -i "s/^Version: .*/Version: $v/" "$WORK/gateway-repack/DEBIAN/control"
+  UPGRADE_GATEWAY_DEB=$WORK/roundclock-gateway_${v}_amd64.deb
+  dpkg-deb -b "$WORK/gateway-repack" "$UPGRADE_GATEWAY_DEB" > /dev/null
+  rm -rf "$WORK/gateway-repack"
+fi
+UPGRADE_GATEWAY_VERSION=$(dpkg-deb -f "$UPGRADE_GATEWAY_DEB" Version)
+dpkg --compare-versions "$UPGRADE_GATEWAY_VERSION" gt "$GATEWAY_VERSION" ||
+  die "$UPGRADE_GATEWAY_DEB ($UPGRADE_GATEWAY_VERSION) is not newer than $GATEWAY_DEB ($GATEWAY_VERSION)"
+echo "release: $(cd "$DEBS" && echo roundclock*.deb); upgrade: $(basename "$UPGRADE_DEB") $(basename "$UPGRADE_GATEWAY_DEB")"
 # both packages' Depends, without versions or alternatives, must be in the root filesystem
 for dep in $( { dpkg-deb -f "$CLOCK_DEB" Depends; echo ,; dpkg-deb -f "$UPGRADE_DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } |
               tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u); do
@@ -126,7 +147,6 @@ CONFFILE_CHANGED=no; [ "$(conffile_sum "$CLOCK_DEB")" = "$(conffile_sum "$UPGRAD
 
 # ---- the repositories: throwaway keys, an HTTP server on the host --------------------------
 stage repository
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/apt-repo-vm.XXXXXX")
 HTTPD=""
 cleanup() {
   [ -n "$HTTPD" ] && kill "$HTTPD" 2>/dev/null
@@ -139,35 +159,67 @@ for who in project other; do
   GNUPGHOME=$WORK/gnupg-$who gpg --batch --passphrase '' --quick-gen-key "RoundClock test ($who) <test@localhost>" ed25519 sign never \
     >> "$LOGS/apt-repo-vm-gpg.log" 2>&1 || { cat "$LOGS/apt-repo-vm-gpg.log" >&2; die "gpg could not make a key"; }
 done
+# the project's throwaway key as the workflow's secret RELEASE_GPG_KEY holds it
+GNUPGHOME=$WORK/gnupg-project gpg --batch --armor --export-secret-keys > "$WORK/release-gpg-key.asc"
 SERVE=$WORK/serve
 mkdir -p "$SERVE"
 python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$SERVE" > "$LOGS/apt-repo-vm-http.log" 2>&1 &
 HTTPD=$!
 for _ in $(seq 100); do PORT=$(sed -n 's/^Serving HTTP on .* port \([0-9]*\) .*/\1/p' "$LOGS/apt-repo-vm-http.log"); [ -n "$PORT" ] && break; sleep 0.1; done
 [ -n "$PORT" ] || die "python3 -m http.server did not start (see $LOGS/apt-repo-vm-http.log)"
-# qemu's user network shows the host's loopback to the guest as 10.0.2.2
-URL=http://10.0.2.2:$PORT/roundclock
-# publish NAME: what the host serves at $URL from now on, each made by scripts/apt-repo
+# qemu's user network shows the host's loopback to the guest as 10.0.2.2. The site is served at
+# BASE as GitHub Pages serves the Pages artifact at https://OWNER.github.io/REPOSITORY; the
+# repository's address in it is scripts/apt-repo's, the one the workflow names.
+BASE=http://10.0.2.2:$PORT/roundclock
+SITE=$SERVE/roundclock
+URL=$("$REPO/scripts/apt-repo" --print-url "$BASE")
+INDEX=$SITE/${URL#"$BASE"/}/dists/trixie/main/binary-amd64
+UPGRADE_SET=("${RELEASE_DEBS[@]}" "$UPGRADE_DEB" "$UPGRADE_GATEWAY_DEB")
+HOST_RESULTS=$WORK/host-results
+# publish NAME: what the host serves at BASE from now on
 publish() {
-  local out=$SERVE/roundclock packages
+  local packages sum rc
   case $1 in
-    release) GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" ;;
-    upgrade) GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" "$UPGRADE_DEB" ;;
-    wrong-key) GNUPGHOME=$WORK/gnupg-other "$REPO/scripts/apt-repo" --out "$out" --url "$URL" "${RELEASE_DEBS[@]}" "$UPGRADE_DEB" ;;
+    release)
+      # the release workflow's own steps make the site from the release's packages (check 6);
+      # it is served as they made it, whatever the checks say, as Pages would serve it
+      rc=0
+      python3 "$HERE/workflow-site.py" --debs "$DEBS" --pages-url "$BASE" --secret-key "$WORK/release-gpg-key.asc" \
+        --out "$SITE" > "$WORK/workflow-site.log" 2>&1 || rc=$?
+      cat "$WORK/workflow-site.log"
+      [ $rc -le 1 ] || { echo "FAIL 6 the release workflow's job made no Pages site (exit $rc)" > "$HOST_RESULTS"; return 1; }
+      if [ $rc = 0 ]; then
+        echo "PASS 6 the release workflow's repository job, run here with $BASE for its Pages address: $(grep -c '^PASS workflow' "$WORK/workflow-site.log") checks passed; $(sed -n 's/^PASS workflow site: //p' "$WORK/workflow-site.log")" > "$HOST_RESULTS"
+      else
+        echo "FAIL 6 the release workflow: $(grep '^FAIL workflow' "$WORK/workflow-site.log" | sed 's/^FAIL workflow //' | tr '\n' ' ')" > "$HOST_RESULTS"
+      fi
+      # the release's indices, as a cache keeps serving them after the next release
+      mkdir -p "$WORK/stale"; cp "$INDEX/Packages" "$INDEX/Packages.gz" "$WORK/stale/" 2>/dev/null || true ;;
+    upgrade)
+      GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --site "$SITE" --base-url "$BASE" "${UPGRADE_SET[@]}" || return 1
+      # served as a cache serves it right after the release: the new InRelease, and at the
+      # indices' own names the release's (apt fetches them by hash, so it never sees them)
+      cp "$WORK/stale/Packages" "$WORK/stale/Packages.gz" "$INDEX/" || return 1
+      echo "upgrade: $INDEX/Packages{,.gz} are the release's (stale), by-hash/ and InRelease the upgrade's" ;;
+    wrong-key) GNUPGHOME=$WORK/gnupg-other "$REPO/scripts/apt-repo" --site "$SITE" --base-url "$BASE" "${UPGRADE_SET[@]}" ;;
     tampered)
       # the upgrade, signed; then one byte of the new clock's SHA256 in Packages (and the
-      # Packages.gz made from it), InRelease as signed
-      publish upgrade || return 1
-      packages=$out/dists/trixie/main/binary-amd64/Packages
-      cp "$packages" "$WORK/Packages.signed"; sha256sum "$out/dists/trixie/InRelease" > "$WORK/InRelease.sha256"
+      # Packages.gz made from it), at their names and at their signed hashes' names in
+      # by-hash/; InRelease as signed
+      GNUPGHOME=$WORK/gnupg-project "$REPO/scripts/apt-repo" --site "$SITE" --base-url "$BASE" "${UPGRADE_SET[@]}" || return 1
+      packages=$INDEX/Packages
+      cp "$packages" "$WORK/Packages.signed"; sha256sum "$SITE"/*/dists/trixie/InRelease > "$WORK/InRelease.sha256"
       awk -v v="$UPGRADE_VERSION" '
         /^Package: / { p = $2 } /^Version: / { ver = $2 }
         /^SHA256: / && p == "roundclock" && ver == v && !done { c = substr($2, 1, 1); $2 = (c == "0" ? "1" : "0") substr($2, 2); done = 1 }
         { print }' "$WORK/Packages.signed" > "$packages"
-      gzip -9n < "$packages" > "$packages.gz"
       [ "$(cmp -l "$WORK/Packages.signed" "$packages" | wc -l)" = 1 ] || { echo "tampering changed not exactly one byte"; return 1; }
+      sum=$(sha256sum < "$packages.gz" | cut -d' ' -f1)
+      gzip -9n < "$packages" > "$packages.gz"
+      cp "$packages.gz" "$INDEX/by-hash/SHA256/$sum"
+      cp "$packages" "$INDEX/by-hash/SHA256/$(sha256sum < "$WORK/Packages.signed" | cut -d' ' -f1)"
       sha256sum --quiet -c "$WORK/InRelease.sha256" || return 1
-      echo "tampered: one byte of roundclock $UPGRADE_VERSION's SHA256 in $packages{,.gz}, InRelease unchanged" ;;
+      echo "tampered: one byte of roundclock $UPGRADE_VERSION's SHA256 in $packages{,.gz} and their by-hash copies, InRelease unchanged" ;;
     *) echo "no repository $1"; return 1 ;;
   esac
 }
@@ -181,7 +233,8 @@ cp "$HERE/guest/apt-repo-checks.sh" "$HERE/guest/control.py" "$SHARE/"
   printf 'URL=%q\n' "$URL"
   printf 'VERSION=%q\n' "$VERSION"
   printf 'UPGRADE_VERSION=%q\n' "$UPGRADE_VERSION"
-  printf 'GATEWAY_VERSION=%q\n' "$(dpkg-deb -f "$GATEWAY_DEB" Version)"
+  printf 'GATEWAY_VERSION=%q\n' "$GATEWAY_VERSION"
+  printf 'UPGRADE_GATEWAY_VERSION=%q\n' "$UPGRADE_GATEWAY_VERSION"
   printf 'OTHER_KEY=%q\n' "$(GNUPGHOME=$WORK/gnupg-other gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')"
   printf 'CONFFILE_CHANGED=%q\n' "$CONFFILE_CHANGED"
 } > "$SHARE/config.sh"
@@ -192,13 +245,14 @@ ACCEL=${ACCEL:-tcg}
 if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-accel tcg -cpu max); fi
 CONSOLE=$LOGS/apt-repo-vm-console.log
 rm -f "$CONSOLE" "$CONSOLE.froze" "$LOGS/apt-repo-vm-details.log"
-echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-900}s, repository $URL = http://127.0.0.1:$PORT/roundclock (console: $CONSOLE)"
+echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-900}s, site $BASE = http://127.0.0.1:$PORT/roundclock, repository $URL (console: $CONSOLE)"
 # boot: the guest's checks from the release's repository on; false if the VM froze (nothing
 # on its console for VM_STALL seconds, as TCG now and then does: see Tests/kernel-vm/boot-vm.sh)
 boot() {
   local qemu name status size=-1 now quiet=0
   rm -f "$SHARE/results" "$SHARE/details" "$SHARE/publish" "$SHARE/published"
-  publish release >> "$LOGS/apt-repo-vm-publish.log" 2>&1 || die "scripts/apt-repo failed (see $LOGS/apt-repo-vm-publish.log)"
+  publish release >> "$LOGS/apt-repo-vm-publish.log" 2>&1 ||
+    { cat "$HOST_RESULTS" 2>/dev/null; die "the release's site could not be made (see $LOGS/apt-repo-vm-publish.log)"; }
   # -snapshot: the guest writes to a throw-away overlay, so the cached image stays pristine
   timeout --kill-after=10 "${VM_TIMEOUT:-900}" qemu-system-x86_64 "${A[@]}" -m "${VM_MEM:-1024}" -smp "${VM_SMP:-2}" \
     -nographic -nodefaults -no-reboot -serial stdio -monitor none \
@@ -237,6 +291,7 @@ stage done
 
 # ---- results --------------------------------------------------------------------------------
 SUMMARY_DONE=1
-echo "HTTP log: $LOGS/apt-repo-vm-http.log"
+echo "HTTP log: $LOGS/apt-repo-vm-http.log ($(grep -c 'GET [^ ]*/by-hash/SHA256/' "$LOGS/apt-repo-vm-http.log" || true) indices fetched by hash, $(grep -cE 'GET [^ ]*/binary-[a-z0-9]+/Packages(\.[a-z]+)? ' "$LOGS/apt-repo-vm-http.log" || true) by name)"
+cat "$HOST_RESULTS" >> "$SHARE/results" 2>/dev/null || true
 . "$HERE/vm-results.sh"
 vm_results apt-repo-vm apt-repo-vm

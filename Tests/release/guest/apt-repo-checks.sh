@@ -1,14 +1,15 @@
 #!/bin/bash
-# The signed apt repository's four checks, run by vm-checks.service inside the trixie VM, as
+# The signed apt repository's five checks, run by vm-checks.service inside the trixie VM, as
 # root, under the VM's own systemd. The host serves the repository at $URL and publishes
 # another one there when asked (publish). Each check writes "PASS n text" or "FAIL n text" to
 # /mnt/share/results; apt's output and the rest go to /mnt/share/details. See ../README.md.
 set -u
 SHARE=/mnt/share
-. "$SHARE/config.sh"            # URL VERSION UPGRADE_VERSION GATEWAY_VERSION OTHER_KEY CONFFILE_CHANGED
+. "$SHARE/config.sh"   # URL VERSION UPGRADE_VERSION GATEWAY_VERSION UPGRADE_GATEWAY_VERSION OTHER_KEY CONFFILE_CHANGED
 export DEBIAN_FRONTEND=noninteractive
 RESULTS=$SHARE/results DETAILS=$SHARE/details
 U=roundclock.service G=roundclock-gateway.service CONFIG=/etc/roundclock/config.toml
+PIN=/var/lib/roundclock-gateway/pin
 CONTROL=(python3 "$SHARE/control.py")
 
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)s] $*" | tee -a "$DETAILS" > /dev/console; }
@@ -80,7 +81,10 @@ run "keyring and sources" bash -c "/usr/lib/apt/apt-helper download-file '$URL/r
   install -m 0644 /tmp/roundclock.sources /etc/apt/sources.list.d/roundclock.sources"; fetched=$?
 cat /etc/apt/sources.list.d/roundclock.sources >> "$DETAILS" 2>&1
 dpkg-query -W -f='${Package}\n' | sort > /tmp/packages.before
-run "apt update" apt update; u_rc=$?; u_out=$OUT
+# apt's HTTP requests shown: the indices must be asked for by hash (Release says Acquire-By-Hash)
+run "apt update" apt update -o Debug::Acquire::http=true; u_rc=$?; u_out=$OUT
+by_hash=$(printf '%s\n' "$u_out" | grep -cE '^GET [^ ]*/binary-amd64/by-hash/SHA256/[0-9a-f]{64} ' || true)
+by_name=$(printf '%s\n' "$u_out" | grep -cE '^GET [^ ]*/binary-amd64/Packages(\.[a-z]+)? ' || true)
 run "apt install" apt install -y roundclock roundclock-gateway; i_rc=$?; i_out=$OUT
 new=$(dpkg-query -W -f='${Package}\n' | sort | comm -13 /tmp/packages.before - | xargs)
 from_repo=""
@@ -90,14 +94,14 @@ done
 other=$(elsewhere "$u_out"; elsewhere "$i_out")
 wait_true 60 active "$U"; wait_true 60 active "$G"
 v=$(roundclock --version 2>&1)
-log "1: keyring and sources fetched: rc $fetched; apt update rc $u_rc, install rc $i_rc; new packages: $new; fetched from $URL:$from_repo; fetched elsewhere: ${other:-nothing}; $(installed); clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G"); --version $v"
-if [ $fetched = 0 ] && [ $u_rc = 0 ] && [ $i_rc = 0 ] && [ "$new" = "roundclock roundclock-gateway" ] &&
+log "1: keyring and sources fetched: rc $fetched; apt update rc $u_rc (indices asked for by hash: $by_hash, by name: $by_name), install rc $i_rc; new packages: $new; fetched from $URL:$from_repo; fetched elsewhere: ${other:-nothing}; $(installed); clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G"); --version $v"
+if [ $fetched = 0 ] && [ $u_rc = 0 ] && [ $by_hash -ge 1 ] && [ $by_name = 0 ] && [ $i_rc = 0 ] && [ "$new" = "roundclock roundclock-gateway" ] &&
    [ "$from_repo" = " roundclock roundclock-gateway" ] && [ -z "$other" ] &&
    [ "$(version_of roundclock)" = "$VERSION" ] && [ "$(version_of roundclock-gateway)" = "$GATEWAY_VERSION" ] &&
    active "$U" && active "$G" && [ "$v" = "$VERSION" ]; then
-  pass 1 "keyring and roundclock.sources from the repository; apt update, apt install -y roundclock roundclock-gateway: both fetched from $URL and installed ($(installed)), nothing else new; clock and gateway active; roundclock --version $v"
+  pass 1 "keyring and roundclock.sources from the repository; apt update (the package list fetched by hash: $by_hash request(s), none by name), apt install -y roundclock roundclock-gateway: both fetched from $URL and installed ($(installed)), nothing else new; clock and gateway active; roundclock --version $v"
 else
-  fail 1 "keyring/sources rc $fetched, apt update rc $u_rc, install rc $i_rc; new packages '$new'; fetched from the repository:${from_repo:- none}; fetched elsewhere: '${other}'; installed '$(installed)'; clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G"); --version '$v'"
+  fail 1 "keyring/sources rc $fetched, apt update rc $u_rc (package lists by hash: $by_hash, by name: $by_name), install rc $i_rc; new packages '$new'; fetched from the repository:${from_repo:- none}; fetched elsewhere: '${other}'; installed '$(installed)'; clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G"); --version '$v'"
 fi
 
 # ---- the owner's edit, and a round of the edited program started over the control socket --
@@ -115,8 +119,9 @@ log "round started: $(cat /root/state-started.json 2>&1)"
 
 # ---- 2. a Packages file changed after signing is refused ----------------------------------
 # apt compares the size first: the recompressed Packages.gz may differ in length from the
-# signed one ("unexpected size") or not ("Hash Sum mismatch"); either is the refusal
-refused 2 tampered "Failed to fetch $URL/dists/trixie/main/binary-amd64/Packages" \
+# signed one ("unexpected size") or not ("Hash Sum mismatch"); either is the refusal. The
+# tampered lists lie at their names and at their signed hashes' names in by-hash/.
+refused 2 tampered "Failed to fetch $URL/dists/trixie/main/binary-amd64/" \
   'Hash Sum mismatch||File has unexpected size'
 
 # ---- 3. a repository signed by another key is refused -------------------------------------
@@ -124,34 +129,95 @@ refused 2 tampered "Failed to fetch $URL/dists/trixie/main/binary-amd64/Packages
 refused 3 wrong-key "Missing key $OTHER_KEY, which is needed to verify signature" \
   'The repository is not updated and the previous index files will be used'
 
-# ---- 4. 0.1.1 published; apt upgrade as an unattended upgrade runs it, the round goes on ---
+# ---- 4. the upgrade published; apt upgrade as an unattended upgrade runs it, the round goes on
+# The host serves it as a cache does right after a release: the new InRelease, and at the
+# package lists' own names the release's; apt asks for the lists by hash, so it gets the new.
 if ! publish upgrade; then
   fail 4 "the host could not publish the upgrade: $PUBLISHED"
 else
-  pid=$(systemctl show -p MainPID --value "$U")
+  pid=$(systemctl show -p MainPID --value "$U") gpid=$(systemctl show -p MainPID --value "$G")
+  pin0=$(cat "$PIN" 2>&1)
   "${CONTROL[@]}" state /root/state-before.json 2>> "$DETAILS"
   # unattended-upgrades' own dpkg options: keep a changed conffile, never ask
   run "apt update (upgrade)" apt update; u_rc=$?
   run "apt upgrade" apt upgrade -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold; g_rc=$?; g_out=$OUT
-  wait_true 60 active "$U"
+  wait_true 60 active "$U"; wait_true 60 active "$G"
   wait_true 30 test -S /run/roundclock/control.sock
-  newpid=$(systemctl show -p MainPID --value "$U")
+  newpid=$(systemctl show -p MainPID --value "$U") newgpid=$(systemctl show -p MainPID --value "$G")
+  pin1=$(cat "$PIN" 2>&1)
   "${CONTROL[@]}" state /root/state-after.json 2>> "$DETAILS"
   on=$("${CONTROL[@]}" goes-on /root/state-before.json /root/state-after.json 2>&1); on_rc=$?
   clock=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clock"])' /root/state-after.json 2>&1)
   v=$(roundclock --version 2>&1)
   got=$(printf '%s\n' "$g_out" | grep -E '^Get:' | grep -F " $URL trixie/main amd64 roundclock amd64 $UPGRADE_VERSION " | head -1)
+  ggot=$(printf '%s\n' "$g_out" | grep -E '^Get:' | grep -F " $URL trixie/main amd64 roundclock-gateway amd64 $UPGRADE_GATEWAY_VERSION " | head -1)
   other=$(elsewhere "$g_out")
   kept=no; cmp -s "$CONFIG" /root/config.edited && kept=yes
   prompt=$(printf '%s\n' "$g_out" | grep -c 'Configuration file' || true)
-  log "4: apt update rc $u_rc, upgrade rc $g_rc; fetched: ${got:-nothing from $URL}; elsewhere: ${other:-nothing}; $(installed); --version $v, over the socket $clock; MainPID $pid -> $newpid; config kept byte for byte: $kept (packaged conffile changed between the versions: $CONFFILE_CHANGED; dpkg's conffile lines: $prompt); the round: $on"
+  log "4: apt update rc $u_rc, upgrade rc $g_rc; fetched: ${got:-nothing from $URL} / ${ggot:-no gateway from $URL}; elsewhere: ${other:-nothing}; $(installed); --version $v, over the socket $clock; MainPID $pid -> $newpid, gateway $gpid -> $newgpid; the gateway's PIN kept: $([ "$pin0" = "$pin1" ] && echo yes || echo "no ($pin0 -> $pin1)"); config kept byte for byte: $kept (packaged conffile changed between the versions: $CONFFILE_CHANGED; dpkg's conffile lines: $prompt); the round: $on"
   diff /root/config.edited "$CONFIG" >> "$DETAILS" 2>&1
-  if [ $u_rc = 0 ] && [ $g_rc = 0 ] && [ -n "$got" ] && [ -z "$other" ] && [ "$(version_of roundclock)" = "$UPGRADE_VERSION" ] &&
-     [ "$(version_of roundclock-gateway)" = "$GATEWAY_VERSION" ] && [ "$v" = "$UPGRADE_VERSION" ] && [ "$clock" = "$UPGRADE_VERSION" ] &&
-     [ "$newpid" != "$pid" ] && [ "$newpid" != 0 ] && [ $edit_ok = 0 ] && [ $kept = yes ] && [ $on_rc = 0 ] && active "$U"; then
-    pass 4 "apt update, apt upgrade -y (confdef, confold): roundclock $VERSION -> $UPGRADE_VERSION from $URL, restarted (pid $pid -> $newpid), --version and the socket say $UPGRADE_VERSION, the owner's config.toml kept byte for byte; $on"
+  if [ $u_rc = 0 ] && [ $g_rc = 0 ] && [ -n "$got" ] && [ -n "$ggot" ] && [ -z "$other" ] && [ "$(version_of roundclock)" = "$UPGRADE_VERSION" ] &&
+     [ "$(version_of roundclock-gateway)" = "$UPGRADE_GATEWAY_VERSION" ] && [ "$v" = "$UPGRADE_VERSION" ] && [ "$clock" = "$UPGRADE_VERSION" ] &&
+     [ "$newpid" != "$pid" ] && [ "$newpid" != 0 ] && [ "$newgpid" != "$gpid" ] && [ "$newgpid" != 0 ] &&
+     [ -n "$pin0" ] && [ "$pin0" = "$pin1" ] && [ $edit_ok = 0 ] && [ $kept = yes ] && [ $on_rc = 0 ] && active "$U" && active "$G"; then
+    pass 4 "apt update (a stale Packages beside the new InRelease), apt upgrade -y (confdef, confold): roundclock $VERSION -> $UPGRADE_VERSION and roundclock-gateway $GATEWAY_VERSION -> $UPGRADE_GATEWAY_VERSION from $URL, both restarted (pid $pid -> $newpid, $gpid -> $newgpid), --version and the socket say $UPGRADE_VERSION, the owner's config.toml kept byte for byte, the gateway's PIN kept; $on"
   else
-    fail 4 "apt update rc $u_rc, upgrade rc $g_rc, fetched '${got:-nothing from the repository}', elsewhere '$other'; installed '$(installed)'; --version '$v', socket '$clock'; MainPID $pid -> $newpid; check-config of the owner's edit exit $edit_ok, config kept: $kept; the round: $on"
+    fail 4 "apt update rc $u_rc, upgrade rc $g_rc, fetched '${got:-nothing from the repository}' '${ggot:-no gateway}', elsewhere '$other'; installed '$(installed)'; --version '$v', socket '$clock'; MainPID $pid -> $newpid, gateway $gpid -> $newgpid; PIN kept: $([ -n "$pin0" ] && [ "$pin0" = "$pin1" ] && echo yes || echo no); check-config of the owner's edit exit $edit_ok, config kept: $kept; the round: $on; apt update's errors: '$(grep -E '^(E|W|Err):' <<< "$OUT" | head -3 | tr '\n' ' ')'"
   fi
+fi
+
+# ---- 5. the maintainer scripts: remove, reinstall, purge, reinstall ------------------------
+# leftover: which of the packages' files and state are on the system; dpkg_state: dpkg's
+# status of both; pin_hash: the start of the gateway's PIN's SHA256
+leftover() {
+  local p
+  for p in /etc/roundclock /etc/roundclock/config.toml /var/lib/roundclock /var/lib/roundclock-gateway "$PIN" \
+           /etc/avahi/services/roundclock-gateway.service /usr/lib/systemd/system/roundclock.service \
+           /usr/lib/systemd/system/roundclock-gateway.service /usr/bin/roundclock /usr/bin/roundclock-gateway; do
+    [ -e "$p" ] && printf '%s ' "$p"
+  done
+}
+dpkg_state() { dpkg-query -W -f='${Package}:${db:Status-Abbrev}\n' roundclock roundclock-gateway 2>/dev/null | tr -d ' ' | xargs; }
+pin_hash() { sha256sum < "$PIN" 2>/dev/null | cut -c1-12; }
+problems=""
+problem() { problems="$problems; $*"; log "5: $*"; }
+pin_before=$(pin_hash)
+cp -p "$CONFIG" /root/config.before-remove 2>/dev/null
+# remove: the services stop; the config, the session and the PIN stay
+run "apt-get remove" apt-get remove -y roundclock roundclock-gateway; rc=$?
+state=$(dpkg_state) left=$(leftover)
+log "5 remove: rc $rc; dpkg: $state; left: $left; clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G")"
+[ $rc = 0 ] || problem "apt-get remove exit $rc"
+[ "$state" = "roundclock:rc roundclock-gateway:rc" ] || problem "after remove dpkg has '$state', not both rc"
+! active "$U" && ! active "$G" || problem "a service still runs after remove"
+[ -f "$PIN" ] && [ "$(pin_hash)" = "$pin_before" ] || problem "remove took the gateway's PIN"
+cmp -s "$CONFIG" /root/config.before-remove || problem "remove changed or removed config.toml"
+[ -d /var/lib/roundclock ] || problem "remove took /var/lib/roundclock"
+# reinstall after remove: the same PIN and config, both running
+run "apt-get install (after remove)" apt-get install -y roundclock roundclock-gateway; rc=$?
+wait_true 60 active "$U"; wait_true 60 active "$G"
+log "5 reinstall after remove: rc $rc; $(installed); PIN kept: $([ "$(pin_hash)" = "$pin_before" ] && echo yes || echo no)"
+[ $rc = 0 ] && active "$U" && active "$G" || problem "reinstall after remove: exit $rc, clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G")"
+[ "$(pin_hash)" = "$pin_before" ] || problem "the reinstalled gateway has another PIN"
+cmp -s "$CONFIG" /root/config.before-remove || problem "the reinstall changed config.toml"
+# purge: nothing of either package is left, the gateway's PIN and tokens included
+run "apt-get purge" apt-get purge -y roundclock roundclock-gateway; rc=$?
+state=$(dpkg_state) left=$(leftover)
+log "5 purge: rc $rc; dpkg: '${state}'; left: '${left}'"
+[ $rc = 0 ] || problem "apt-get purge exit $rc"
+[ -z "$state" ] || problem "after purge dpkg still has '$state'"
+[ -z "$left" ] || problem "purge left $left"
+# reinstall after purge: both run, with the package's config and a new PIN
+run "apt-get install (after purge)" apt-get install -y roundclock roundclock-gateway; rc=$?
+wait_true 60 active "$U"; wait_true 60 active "$G"; wait_true 30 test -s "$PIN"
+pin_after=$(pin_hash)
+log "5 reinstall after purge: rc $rc; $(installed); PIN $pin_before -> $pin_after; config.toml the owner's: $(cmp -s "$CONFIG" /root/config.edited && echo yes || echo no)"
+[ $rc = 0 ] && active "$U" && active "$G" || problem "reinstall after purge: exit $rc, clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G")"
+[ -n "$pin_after" ] && [ "$pin_after" != "$pin_before" ] || problem "after purge and reinstall the PIN is '${pin_after:-missing}', not a new one"
+! cmp -s "$CONFIG" /root/config.edited || problem "after purge and reinstall config.toml is still the owner's edit"
+if [ -z "$problems" ]; then
+  pass 5 "apt-get remove: both stopped, config.toml, /var/lib/roundclock and the gateway's PIN kept; install: running again with the same PIN and config; purge: nothing left (/etc/roundclock, /var/lib/roundclock, /var/lib/roundclock-gateway, the Avahi file, units, binaries), dpkg knows neither; install: running with the packaged config and a new PIN ($(installed))"
+else
+  fail 5 "${problems#; }"
 fi
 finish
