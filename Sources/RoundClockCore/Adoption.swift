@@ -40,7 +40,9 @@ extension Controller {
     /// resume of the paused session this clock holds rings, as a resume does, nothing already
     /// rung before the pause; a move back in the round this clock runs (another member's
     /// `back`, or an `adjust` that adds time) rings nothing, as on that member. Otherwise (an older anchor, paused, ready) nothing already
-    /// passed rings, as after `restore`.
+    /// passed rings, as after `restore`; for the run this clock already runs with only its
+    /// anchor moved (a correction of the group's time), nothing rings twice, and the signals a
+    /// move forward passes are named in the adopt's note.
     public mutating func adopt(_ adopted: Session<Instant>, at instant: Instant, note: String) -> [Occurrence<Instant>] {
         var out = advance(to: instant)
         let now = processedUntil ?? instant
@@ -63,9 +65,30 @@ extension Controller {
             signalCursor = program.firstSignalIndex(atOrAfter: resumed || movedBack ? before + .nanoseconds(1) : before)
         } else {
             let elapsed = adopted.elapsed(at: now)
-            signalCursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
+            let cursor = elapsed == .zero ? 0 : program.firstSignalIndex(atOrAfter: elapsed + .nanoseconds(1))
+            // The run this clock runs, moved on its clock (the group's time corrected): the
+            // bell cursor never goes back, and what a move forward passes is named.
+            let remapped = sameProgram && previousState == .running && adopted.anchor != nil && before == previous.elapsedBefore
+                && previous.elapsed(at: now) - elapsed <= SessionAdoption.ringWindow
+            if remapped, cursor > signalCursor {
+                let passed = program.signals[signalCursor..<cursor]
+                out.append(.action(.adopt(note + "; passed without ringing: "
+                                          + passed.map { "\($0.signal.rawValue) at \(SessionAdoption.text($0.offset))" }.joined(separator: ", ")), at: now))
+                signalCursor = cursor
+                return out + advance(to: now)
+            }
+            signalCursor = remapped ? max(signalCursor, cursor) : cursor
         }
         out.append(.action(.adopt(note), at: now))
         return out + advance(to: now)
+    }
+}
+
+extension SessionAdoption {
+    /// A session's running time as `m:ss.t` (log lines).
+    static func text(_ elapsed: Duration) -> String {
+        let tenths = elapsed.components.seconds * 10 + elapsed.components.attoseconds / 100_000_000_000_000_000
+        let seconds = tenths / 10
+        return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60).\(tenths % 10)"
     }
 }

@@ -108,6 +108,30 @@ import Testing
         #expect(member.session.state(at: Self.at(25)) == .running && member.session.elapsed(at: Self.at(25)) == .seconds(15))
     }
 
+    @Test func aCorrectionOfTheRunningRoundNeverRingsTwiceAndNamesWhatItPasses() throws {
+        let boxing = try ProgramSpec.parse("boxing")  // prep 0:10; the start bell at 0:10, the warning at 3:00
+        var clock = Controller<Instant>(program: boxing)
+        _ = clock.perform(.start, at: Self.at(0))
+        #expect(Self.signals(clock.advance(to: Self.at(10.05))) == ["prep-tick@7.0 seconds", "prep-tick@8.0 seconds", "prep-tick@9.0 seconds", "start@10.0 seconds"])
+        // Group time moves the round 80 ms back, to before the start bell: it does not ring again.
+        var out = clock.adopt(Session(program: boxing, anchor: Self.at(0.08)), at: Self.at(10.05), note: "token 1")
+        #expect(Self.signals(out).isEmpty && out.contains(.action(.adopt("token 1"), at: Self.at(10.05))))
+        #expect(Self.signals(clock.advance(to: Self.at(10.5))).isEmpty)
+        // Moved 2 s forward at 0:09.5 of the round: the bells of 0:10 pass, named in the note.
+        var early = Controller<Instant>(program: boxing)
+        _ = early.perform(.start, at: Self.at(0))
+        _ = early.advance(to: Self.at(9.5))
+        out = early.adopt(Session(program: boxing, anchor: Self.at(-2)), at: Self.at(9.5), note: "token 2")
+        #expect(Self.signals(out).isEmpty)
+        #expect(out.contains(.action(.adopt("token 2; passed without ringing: start at 0:10.0"), at: Self.at(9.5))))
+        // A later run of the same program (a START that arrives late) still rings its bells.
+        var restarted = Controller<Instant>(program: boxing)
+        _ = restarted.perform(.start, at: Self.at(0))
+        _ = restarted.advance(to: Self.at(100))
+        _ = restarted.adopt(Session(program: boxing, anchor: Self.at(98)), at: Self.at(100), note: "token 3")
+        #expect(Self.signals(restarted.advance(to: Self.at(108.5))) == ["prep-tick@105.0 seconds", "prep-tick@106.0 seconds", "prep-tick@107.0 seconds", "start@108.0 seconds"])
+    }
+
     @Test func anAnchorFarInThePastFinishesATimedProgramQuietly() throws {
         let countdown = try ProgramSpec.parse("countdown:0:30")
         var member = Controller<Instant>(program: countdown)
