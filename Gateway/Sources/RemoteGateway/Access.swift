@@ -88,12 +88,15 @@ public final class Access: Sendable {
         return sessions.withLockedValue { $0.isValid(token, now: now) }
     }
 
-    /// Whether a request head is a phone's, which a viewer makes room for (`ConnectionTable`):
-    /// a login, or a request with a live session cookie.
-    public func isPhone(_ head: HTTPRequestHead, now: ContinuousClock.Instant = .now) -> Bool {
-        if head.method == .POST, head.uri.split(separator: "?", maxSplits: 1).first == "/api/login" { return true }
-        let token = Cookies(from: head.headers["Cookie"])[SessionStore.cookieName]?.value
-        return sessions.withLockedValue { $0.isValid(token, now: now) }
+    /// What a request head is to the `ConnectionTable`: a phone's (a live session cookie, or
+    /// a known phone's `rc_device`), a login, or another.
+    public func admissionHead(_ head: HTTPRequestHead, now: ContinuousClock.Instant = .now) -> ConnectionTable.Policy.Head {
+        let cookies = Cookies(from: head.headers["Cookie"])
+        let token = cookies[SessionStore.cookieName]?.value
+        if sessions.withLockedValue({ $0.isValid(token, now: now) }) { return .phone }
+        if let device = cookies[DeviceTokens.cookieName]?.value, devices.withLockedValue({ $0.contains(device) }) { return .phone }
+        if head.method == .POST, head.uri.split(separator: "?", maxSplits: 1).first == "/api/login" { return .login }
+        return .other
     }
 
     /// `Origin`, when sent (browsers send it on every POST and WebSocket upgrade), must be

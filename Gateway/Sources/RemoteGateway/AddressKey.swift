@@ -1,12 +1,24 @@
 import NIOCore
 
-/// A client as the gateway's limits count it: its IP address without the port. Each IPv6
-/// address counts on its own, as each IPv4 one does (every phone on a LAN shares its /64, so a
-/// /64 cannot stand for one client); an IPv4-mapped IPv6 address counts as its IPv4 address.
+/// A client as the gateway's limits count it: its IP address without the port (the PIN
+/// back-off's key: every phone on a LAN shares its /64, so there each IPv6 address counts on its
+/// own), or for the connection caps its `network`: an IPv6 address's /64, which one host can
+/// fill with addresses of its own. An IPv4-mapped IPv6 address counts as its IPv4 address.
 /// The tables keyed by it are bounded, so a host taking many addresses cannot grow them.
 public struct AddressKey: Hashable, Sendable, CustomStringConvertible {
-    /// `192.0.2.7`, `2001:db8::7`, `unix` or `unknown`.
+    /// `192.0.2.7`, `2001:db8::7`, `2001:db8::/64`, `unix` or `unknown`.
     public let description: String
+
+    private init(text: String) { description = text }
+
+    /// The connection caps' client: an IPv6 address's /64 (`2001:db8:0:1::/64`), else the
+    /// address as `init` names it.
+    public static func network(_ address: SocketAddress?) -> AddressKey {
+        guard case .v6(let v6)? = address else { return AddressKey(address) }
+        let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return AddressKey(address) }
+        return AddressKey(text: compressed(Array(bytes[0..<8]) + Array(repeating: 0, count: 8)) + "/64")
+    }
 
     public init(_ address: SocketAddress?) {
         switch address {

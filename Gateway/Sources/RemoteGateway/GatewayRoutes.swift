@@ -16,7 +16,7 @@ struct GatewayRoutes: Sendable {
     /// The TV page's messages (`DisplayService`) and whether viewing it needs the PIN.
     let display: LiveHub
     let displayPin: Bool
-    /// Where a TV page without a session takes a viewer's place.
+    /// Where a TV page without a session takes a viewer's place, and a login that succeeds a phone's.
     let connections: ConnectionTable
 
     /// Largest login body (`{"pin": "…"}`).
@@ -80,6 +80,7 @@ struct GatewayRoutes: Sendable {
         switch outcome {
         case .session(let token, let device):
             context.logger.notice("login from \(context.client)")
+            connections.loggedIn(context.channel)
             var response = JSONReply.body(.ok, #"{"ok": true}"#)
             response.setCookie(access.sessionCookie(token))
             response.setCookie(access.deviceCookie(device))

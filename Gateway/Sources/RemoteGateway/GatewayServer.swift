@@ -80,12 +80,12 @@ public struct GatewayServer {
             return .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         }
         let webSocketResponder = router.buildResponder()
-        let isPhone: @Sendable (HTTPRequestHead) -> Bool = { access.isPhone($0) }
+        let classify: @Sendable (HTTPRequestHead) -> ConnectionTable.Policy.Head = { access.admissionHead($0) }
         let server = HTTPServerBuilder { responder in
             let http = HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
-            guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false, isPhone: isPhone) }
+            guard let tlsConfiguration else { return GuardedChannel(base: http, table: table, tls: false, classify: classify) }
             return GuardedChannel(base: try TLSChannel(http, tlsConfiguration: tlsConfiguration), table: table, tls: true,
-                                  isPhone: isPhone)
+                                  classify: classify)
         }
         var services: [any Service] = [
             LinkService(link: link), DisplayService(link: link, feed: settings.display, hub: displayHub), PinGuessLogService(log: guessLog),

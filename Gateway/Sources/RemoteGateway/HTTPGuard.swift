@@ -5,7 +5,9 @@ import NIOTLS
 /// Sits right after the HTTP decoder of every connection. Inbound, it closes the
 /// connection when the TLS handshake or the first request head does not finish in time
 /// (later requests are bounded by Hummingbird's idle timeout, which starts at the first
-/// head), and tells the `ConnectionTable` whether the first head is a phone's. It closes a
+/// head), or when the first request cannot be parsed; it tells the `ConnectionTable` of each
+/// head (a phone's, a login or another) and each answer sent, and closes the connection when
+/// the table says so; `firstHead` learns whether a whole head ever arrived. It closes a
 /// connection whose peer leaves what it is sent unread for `stallTimeout` (the channel stays
 /// unwritable), WebSockets included. Outbound, it puts the security headers on every answer,
 /// error answers and refused WebSocket upgrades included, HSTS under TLS, and `no-store` on
@@ -20,7 +22,8 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let tls: Bool
     private let table: ConnectionTable
     private let serial: UInt64
-    private let isPhone: @Sendable (HTTPRequestHead) -> Bool
+    private let classify: @Sendable (HTTPRequestHead) -> ConnectionTable.Policy.Head
+    private var firstHead: EventLoopPromise<Bool>?
     private var deadline: Scheduled<Void>?
     private var stall: Scheduled<Void>?
     private var waiting: Waiting
@@ -34,12 +37,14 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     static let strictTransportSecurity = "max-age=31536000"
 
     init(bounds: ConnectionBounds, tls: Bool, table: ConnectionTable, serial: UInt64,
-         isPhone: @escaping @Sendable (HTTPRequestHead) -> Bool = { _ in false }) {
+         classify: @escaping @Sendable (HTTPRequestHead) -> ConnectionTable.Policy.Head = { _ in .other },
+         firstHead: EventLoopPromise<Bool>? = nil) {
         self.bounds = bounds
         self.tls = tls
         self.table = table
         self.serial = serial
-        self.isPhone = isPhone
+        self.classify = classify
+        self.firstHead = firstHead
         waiting = tls ? .handshake : .head
     }
 
@@ -52,7 +57,13 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelActive()
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        settle(headArrived: false)
+        context.fireChannelInactive()
+    }
+
     func handlerRemoved(context: ChannelHandlerContext) {
+        settle(headArrived: false)
         deadline?.cancel()
         deadline = nil
         stall?.cancel()
@@ -85,20 +96,36 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        if !upgraded, waiting == .head, case .head(let head) = unwrapInboundIn(data) {
-            deadline?.cancel()
-            deadline = nil
-            waiting = .nothing
-            guard table.headArrived(serial, phone: isPhone(head)) else {
+        if !upgraded, case .head(let head) = unwrapInboundIn(data) {
+            if waiting == .head {
+                deadline?.cancel()
+                deadline = nil
+                waiting = .nothing
+            }
+            guard table.head(serial, classify(head)) else {
                 refused = true
                 context.close(promise: nil)
                 return
             }
+            settle(headArrived: true)
         }
         context.fireChannelRead(data)
     }
 
+    /// A first request the decoder cannot parse gets no answer: its connection is closed.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if waiting != .nothing, error is HTTPParserError { context.close(promise: nil) }
+        context.fireErrorCaught(error)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if !upgraded, case .end = unwrapOutboundIn(data), !table.answered(serial) {
+            // Over the table's places a stranger gets its answer, then the connection closes.
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+            context.write(data, promise: written)
+            return
+        }
         guard !upgraded, case .head(var head) = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)
             return
@@ -115,6 +142,11 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         }
         context.write(wrapOutboundOut(.head(head)), promise: promise)
+    }
+
+    private func settle(headArrived: Bool) {
+        firstHead?.succeed(headArrived)
+        firstHead = nil
     }
 
     private func arm(_ context: ChannelHandlerContext) {

@@ -24,20 +24,24 @@ struct MinuteReport: Service {
 }
 
 extension ConnectionTable {
-    /// One line about the last minute's refused, evicted and timed-out connections.
+    /// One line about the last minute's connections closed to make room, refused, timed out,
+    /// or ended before a whole request head.
     @Sendable func report() -> String? {
         let counts = takeCounts()
         guard !counts.isEmpty else { return nil }
         var parts: [String] = []
-        if counts.refusedPerAddress > 0 {
-            parts.append("\(counts.refusedPerAddress) refused at \(bounds.perAddress) from one address"
-                + (counts.busiestRefused.map { " (most: \($0))" } ?? ""))
-        }
-        if counts.refusedFull > 0 { parts.append("\(counts.refusedFull) refused with all \(bounds.total) places taken") }
-        if counts.evicted > 0 { parts.append("\(counts.evicted) closed to make room (no request yet)") }
+        if counts.endedBeforeRequest > 0 { parts.append("\(counts.endedBeforeRequest) ended before a whole request") }
         if counts.timedOut > 0 {
             parts.append("\(counts.timedOut) closed without a request head in \(bounds.headTimeout.components.seconds) s")
         }
+        if counts.closedForSameClient > 0 {
+            parts.append("\(counts.closedForSameClient) closed for a newer one at \(bounds.perAddress) from one address"
+                + (counts.busiestClient.map { " (most: \($0))" } ?? ""))
+        }
+        if counts.closedForRoom > 0 {
+            parts.append("\(counts.closedForRoom) closed to make room with all \(bounds.total) places taken")
+        }
+        if counts.closedOverTotal > 0 { parts.append("\(counts.closedOverTotal) closed over the \(bounds.total) places") }
         if counts.refusedViewers > 0 {
             parts.append("\(counts.refusedViewers) TV pages refused at \(bounds.viewersPerAddress) from one address "
                 + "or \(bounds.viewers) in all")

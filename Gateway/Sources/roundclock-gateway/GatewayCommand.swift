@@ -36,7 +36,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Connections kept open at once, from everyone (default \(ConnectionBounds.standard.total)); needs that many open files and \(OpenFiles.reserve) more.")
     var maxConnections = ConnectionBounds.standard.total
 
-    @Option(name: .long, help: "Connections kept open at once from one IP address (default \(ConnectionBounds.standard.perAddress)).")
+    @Option(name: .long, help: "Connections of no session kept open at once from one IPv4 address or IPv6 /64 (default \(ConnectionBounds.standard.perAddress)); a newer one closes the idlest.")
     var maxConnectionsPerAddress = ConnectionBounds.standard.perAddress
 
     @Flag(name: .long, help: "Print the PIN (the configured one, or the generated one, made now if there is none yet) and exit.")

@@ -2,8 +2,8 @@ import NIOCore
 import Testing
 @testable import RemoteGateway
 
-/// How the limits name a client: an IP address without the port, each IPv6 address on its own,
-/// IPv4-mapped as IPv4.
+/// How the limits name a client: an IP address without the port, each IPv6 address on its own
+/// (for the connection caps, its /64), IPv4-mapped as IPv4.
 @Suite struct AddressKeyTests {
     func key(_ ip: String) throws -> String { AddressKey(try SocketAddress(ipAddress: ip, port: 443)).description }
 
@@ -15,6 +15,16 @@ import Testing
     @Test func phonesInOneIpv6Slash64AreDifferentClients() throws {
         #expect(try key("fd00::bad") != key("fd00::c0c4"))
         #expect(try key("2001:db8:0:1:ffff:eeee:dddd:cccc") == "2001:db8:0:1:ffff:eeee:dddd:cccc")
+    }
+
+    @Test func theConnectionCapsCountAnIpv6Slash64AsOneClient() throws {
+        let network = { (ip: String) in AddressKey.network(try SocketAddress(ipAddress: ip, port: 443)).description }
+        #expect(try network("fd00::bad") == "fd00::/64")
+        #expect(try network("fd00::c0c4") == network("fd00::bad"))
+        #expect(try network("2001:db8:0:1:ffff:eeee:dddd:cccc") == "2001:db8:0:1::/64")
+        #expect(try network("2001:db8:0:2::1") != network("2001:db8:0:1::1"))
+        #expect(try network("192.0.2.7") == "192.0.2.7")
+        #expect(try network("::ffff:192.0.2.7") == "192.0.2.7")
     }
 
     @Test func ipv6IsWrittenAsRFC5952Says() throws {

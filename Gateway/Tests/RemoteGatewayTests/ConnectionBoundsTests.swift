@@ -18,20 +18,26 @@ import Testing
         return channel
     }
 
-    @Test func aClientGetsItsCapAndTheNextIsRefused() throws {
+    @Test func aClientOverItsCapClosesItsOwnIdlest() throws {
         let table = ConnectionTable(bounds: Self.bounds)
         let mine = try (0..<3).map { _ in try channel("192.0.2.7") }
         #expect(mine.allSatisfy { table.admit($0) != nil })
-        #expect(table.admit(try channel("192.0.2.7")) == nil)
+        #expect(table.admit(try channel("192.0.2.7")) != nil)
+        #expect(!mine[0].isActive && mine[1].isActive && mine[2].isActive, "its oldest silent one made room")
         #expect(table.admit(try channel("192.0.2.8")) != nil, "another client is not affected")
-        // Each IPv6 address is a client of its own, as the phones of one LAN share its /64.
-        let six = try ["fd00::bad", "fd00::bad", "fd00::c0c4"].map { try channel($0) }
-        #expect(six.allSatisfy { table.admit($0) != nil })
-        #expect(table.count(from: AddressKey(six[0].remoteAddress)) == 2)
-        #expect(table.count(from: AddressKey(six[2].remoteAddress)) == 1)
+        #expect(table.count(from: AddressKey(mine[0].remoteAddress)) == 3)
         let counts = table.takeCounts()
-        #expect(counts.refusedPerAddress == 1 && counts.busiestRefused == "192.0.2.7")
+        #expect(counts.closedForSameClient == 1 && counts.busiestClient == "192.0.2.7")
+        #expect(counts.endedBeforeRequest == 1, "it never sent a request")
         #expect(table.takeCounts().isEmpty, "counts start again after each report")
+    }
+
+    @Test func oneIpv6Slash64IsOneClient() throws {
+        let table = ConnectionTable(bounds: Self.bounds)
+        let six = try ["fd00::bad", "fd00::bad:1", "fd00::c0c4", "fd00::1:2"].map { try channel($0) }
+        #expect(six.allSatisfy { table.admit($0) != nil })
+        #expect(table.count(from: AddressKey.network(six[0].remoteAddress)) == 3)
+        #expect(!six[0].isActive, "four addresses of one /64 share its three places")
     }
 
     @Test func aClosedConnectionGivesItsPlaceBack() throws {
@@ -42,31 +48,38 @@ import Testing
         mine[0].embeddedEventLoop.run()
         #expect(table.count(from: AddressKey(mine[0].remoteAddress)) == 2)
         #expect(table.admit(try channel("192.0.2.7")) != nil)
+        #expect(mine[1].isActive && mine[2].isActive)
     }
 
-    @Test func whenFullTheOldestConnectionWithoutARequestMakesRoom() throws {
+    @Test func whenFullTheBusiestClientsIdlestMakesRoom() throws {
         let table = ConnectionTable(bounds: Self.bounds)
-        let all = try (1...5).map { try channel("192.0.2.\($0)") }
-        let serials = all.map { table.admit($0) }
-        // The first two have sent their request heads; the third is the oldest still silent.
-        table.headArrived(serials[0]!)
-        table.headArrived(serials[1]!)
+        let busy = try (0..<3).map { _ in try channel("192.0.2.1") }
+        let other = try (0..<2).map { _ in try channel("192.0.2.2") }
+        let serials = (busy + other).map { table.admit($0) }
+        // The first has been answered, the second has a request in flight, the third is silent
+        // since before the first's answer.
+        #expect(table.head(serials[0]!, .other) && table.answered(serials[0]!))
+        #expect(table.head(serials[1]!, .other))
         let coach = try channel("192.0.2.99")
         #expect(table.admit(coach) != nil)
-        #expect(!all[2].isActive, "the oldest silent connection was closed")
-        #expect(all[0].isActive && all[1].isActive && all[3].isActive && all[4].isActive)
+        #expect(!busy[2].isActive, "of the client with the most, the one idle longest")
+        #expect(busy[0].isActive && busy[1].isActive && other.allSatisfy { $0.isActive })
         #expect(table.count() == 5)
-        #expect(table.takeCounts().evicted == 1)
+        #expect(table.takeCounts().closedForRoom == 1)
     }
 
-    @Test func whenFullOfRequestsTheNewConnectionIsRefused() throws {
+    @Test func whenFullOfPhonesANewcomerIsOnTrialUntilItsAnswer() throws {
         let table = ConnectionTable(bounds: Self.bounds)
         for n in 1...5 {
             let serial = table.admit(try channel("192.0.2.\(n)"))
-            table.headArrived(serial!)
+            #expect(table.head(serial!, .phone))
         }
-        #expect(table.admit(try channel("192.0.2.99")) == nil)
-        #expect(table.takeCounts().refusedFull == 1)
+        let stranger = try channel("192.0.2.99")
+        let serial = try #require(table.admit(stranger))
+        #expect(table.count() == 6)
+        #expect(table.head(serial, .other), "it is answered")
+        #expect(!table.answered(serial), "then closed")
+        #expect(table.takeCounts().closedOverTotal == 1)
     }
 
     // MARK: TV pages without a session
@@ -74,11 +87,11 @@ import Testing
     static let viewerBounds = ConnectionBounds(perAddress: 3, total: 6, handshakeTimeout: .seconds(10), headTimeout: .seconds(10),
                                                viewersPerAddress: 2, viewers: 3)
 
-    /// A connection past its head that became a viewer.
+    /// A connection past its head that asked for a viewer's place.
     func viewer(_ ip: String, in table: ConnectionTable) throws -> (EmbeddedChannel, Bool) {
         let c = try channel(ip)
         let serial = try #require(table.admit(c))
-        #expect(table.headArrived(serial))
+        #expect(table.head(serial, .other))
         return (c, table.becomeViewer(c))
     }
 
@@ -105,7 +118,7 @@ import Testing
         #expect(try viewer("192.0.2.1", in: table).1)
     }
 
-    /// A table full of connections past their heads, `viewers` of them viewers (the oldest first).
+    /// A table full of viewers (the oldest first) and phones.
     func fullTable(viewers: Int) throws -> (ConnectionTable, [EmbeddedChannel]) {
         let table = ConnectionTable(bounds: ConnectionBounds(perAddress: 3, total: 5, handshakeTimeout: .seconds(10),
                                                              headTimeout: .seconds(10), viewersPerAddress: 3, viewers: 5))
@@ -116,9 +129,8 @@ import Testing
                 #expect(isViewer)
                 channels.append(c)
             } else {
-                // A request: a connection past its head.
                 let c = try channel("192.0.2.\(n)")
-                table.headArrived(try #require(table.admit(c)))
+                #expect(table.head(try #require(table.admit(c)), .phone))
                 channels.append(c)
             }
         }
@@ -130,43 +142,45 @@ import Testing
         let (table, all) = try fullTable(viewers: 5)
         let coach = try channel("192.0.2.99")
         let serial = try #require(table.admit(coach), "a place on trial while viewers hold places")
-        #expect(table.headArrived(serial, phone: true))
+        #expect(table.head(serial, .phone))
         #expect(!all[0].isActive, "the oldest viewer was closed")
         #expect(all.dropFirst().allSatisfy { $0.isActive })
         #expect(table.count() == 5 && table.viewerCount == 4)
         #expect(table.takeCounts().viewersClosed == 1)
     }
 
-    @Test func overTheCapAHeadThatIsNoPhonesIsRefused() throws {
+    @Test func aLoginThatFailsClosesNoViewerOneThatSucceedsDoes() throws {
         let (table, all) = try fullTable(viewers: 2)
         let stranger = try channel("192.0.2.98")
         let serial = try #require(table.admit(stranger))
-        #expect(!table.headArrived(serial, phone: false), "only a phone takes a viewer's place")
+        #expect(table.head(serial, .login), "the login is answered")
+        #expect(!table.answered(serial), "its 401 sent, the connection closes")
         #expect(all.allSatisfy { $0.isActive })
         #expect(table.count() == 5 && table.viewerCount == 2)
-        #expect(table.takeCounts().refusedFull == 1)
-        // A newcomer while one is on trial takes the trial's place (it has sent no head).
-        let first = try channel("192.0.2.97"), second = try channel("192.0.2.96")
-        _ = try #require(table.admit(first))
-        let secondSerial = try #require(table.admit(second))
-        #expect(!first.isActive && table.count() == 6)
-        #expect(table.headArrived(secondSerial, phone: true) && table.count() == 5 && table.viewerCount == 1)
+        let coach = try channel("192.0.2.97")
+        let coachSerial = try #require(table.admit(coach))
+        #expect(table.head(coachSerial, .login))
+        table.loggedIn(coach)
+        #expect(!all[0].isActive && all.dropFirst().allSatisfy { $0.isActive }, "its login took the oldest viewer's place")
+        #expect(table.answered(coachSerial) && table.count() == 5 && table.viewerCount == 1)
     }
 
-    @Test func aPhoneAsksTheSessionsOrLogsIn() throws {
+    @Test func aPhoneIsASessionOrAKnownPhoneAndALoginIsALogin() throws {
         let access = Access(pin: "4829130571", tls: false)
-        guard case .session(let token, _) = access.login(pin: "4829130571", client: "192.0.2.1") else {
+        guard case .session(let token, let device) = access.login(pin: "4829130571", client: "192.0.2.1") else {
             Issue.record("no session"); return
         }
         func head(_ method: HTTPMethod, _ uri: String, cookie: String? = nil) -> HTTPRequestHead {
             HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(cookie.map { [("Cookie", $0)] } ?? []))
         }
-        #expect(access.isPhone(head(.POST, "/api/login")))
-        #expect(access.isPhone(head(.GET, "/api/state", cookie: "a=b; rc_session=\(token)")))
-        #expect(access.isPhone(head(.GET, "/api/display", cookie: "rc_session=\(token)")))
-        #expect(!access.isPhone(head(.GET, "/api/display")))
-        #expect(!access.isPhone(head(.GET, "/api/login")))
-        #expect(!access.isPhone(head(.GET, "/", cookie: "rc_session=\(String(repeating: "0", count: 64))")))
+        #expect(access.admissionHead(head(.POST, "/api/login")) == .login)
+        #expect(access.admissionHead(head(.GET, "/api/state", cookie: "a=b; rc_session=\(token)")) == .phone)
+        #expect(access.admissionHead(head(.GET, "/api/display", cookie: "rc_session=\(token)")) == .phone)
+        #expect(access.admissionHead(head(.GET, "/", cookie: "rc_device=\(device)")) == .phone, "a known phone whose session ended")
+        #expect(access.admissionHead(head(.GET, "/api/display")) == .other)
+        #expect(access.admissionHead(head(.GET, "/api/login")) == .other)
+        #expect(access.admissionHead(head(.GET, "/", cookie: "rc_session=\(String(repeating: "0", count: 64))")) == .other)
+        #expect(access.admissionHead(head(.GET, "/", cookie: "rc_device=\(String(repeating: "0", count: 64))")) == .other)
     }
 
     // MARK: the guard
@@ -182,6 +196,48 @@ import Testing
 
     func head() -> HTTPServerRequestPart {
         .head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"))
+    }
+
+    @Test func hummingbirdHearsOfAConnectionOnlyWhenAWholeHeadArrived() throws {
+        for sendsHead in [true, false] {
+            let loop = EmbeddedEventLoop()
+            let channel = try channel("192.0.2.7", loop: loop)
+            let table = ConnectionTable(bounds: Self.bounds)
+            let firstHead = loop.makePromise(of: Bool.self)
+            try channel.pipeline.syncOperations.addHandler(HTTPGuard(bounds: Self.bounds, tls: false, table: table,
+                                                                     serial: try #require(table.admit(channel)),
+                                                                     firstHead: firstHead))
+            if sendsHead { try channel.writeInbound(head()) }
+            _ = try channel.close().wait()
+            loop.run()
+            #expect(try firstHead.futureResult.wait() == sendsHead)
+            #expect(table.takeCounts().endedBeforeRequest == (sendsHead ? 0 : 1))
+        }
+    }
+
+    @Test func aFirstRequestThatCannotBeParsedIsClosedUnanswered() throws {
+        let (channel, _, _) = try guarded()
+        channel.pipeline.fireErrorCaught(HTTPParserError.invalidMethod)
+        #expect(!channel.isActive)
+        #expect(try channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+    }
+
+    @Test func overThePlacesAStrangerIsClosedAfterItsAnswer() throws {
+        let loop = EmbeddedEventLoop()
+        let table = ConnectionTable(bounds: ConnectionBounds(perAddress: 3, total: 1, handshakeTimeout: .seconds(10),
+                                                             headTimeout: .seconds(10)))
+        let phone = try channel("192.0.2.1", loop: loop)
+        #expect(table.head(try #require(table.admit(phone)), .phone))
+        let stranger = try channel("192.0.2.2", loop: loop)
+        try stranger.pipeline.syncOperations.addHandler(HTTPGuard(bounds: table.bounds, tls: false, table: table,
+                                                                  serial: try #require(table.admit(stranger))))
+        try stranger.writeInbound(head())
+        try stranger.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok)))
+        #expect(stranger.isActive)
+        try stranger.writeOutbound(HTTPServerResponsePart.end(nil))
+        loop.run()
+        #expect(!stranger.isActive && phone.isActive)
+        #expect(try stranger.readOutbound(as: HTTPServerResponsePart.self) != nil, "the answer went out first")
     }
 
     @Test func noRequestHeadInTenSecondsClosesTheConnection() throws {
