@@ -91,6 +91,7 @@ let package = Package(
         ]),
         .testTarget(name: "GroupSyncTests", dependencies: [
             "GroupSync",
+            .product(name: "_RoundClockCore", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
             .product(name: "_TestSupport", package: "RoundClock"),

@@ -1,5 +1,3 @@
-import JSON
-
 /// One member's view of the group's time (docs/sync.md "Group time"), as a pure state
 /// machine: which member is the reference, round trips to it, the estimate, and the status
 /// the member reports. Fed the broker's connects and losses, the members' presence, the
@@ -12,7 +10,14 @@ import JSON
 ///
 /// The reference is the present member that says it is one (the lowest id, should two say
 /// so); with none, the lowest id among the synced present members takes the role, or among
-/// all present members when none is synced.
+/// all present members when none is synced. A reference that has not answered for
+/// `silenceLimit` is treated as gone until its presence changes. Every connect forgets the
+/// presences: the broker sends the retained ones again, and one emptied while this member
+/// was away is not among them.
+///
+/// Anyone on the broker can answer an ask. An answer is used only `confirmWindow` after it
+/// arrived, and not at all when another answer to the same ask disagrees with it: then
+/// someone else answers in the reference's name, and neither is trusted.
 public struct GroupClock: Sendable {
     public enum Input: Sendable, Hashable {
         /// Connected and subscribed; `settled` once the retained presences have arrived.
@@ -42,6 +47,10 @@ public struct GroupClock: Sendable {
         /// Ask `reference` for its time, QoS 0.
         case ask(reference: String, sequence: Int64)
         case log(GroupTimeStatus)
+        /// Asks answered twice, differently, since the last report (at most one a minute).
+        case conflictingAnswers(count: Int)
+        /// The followed reference has not answered for `silenceLimit`: taken as gone.
+        case silentReference(String)
     }
 
     /// With no reference, a member waits this long after connecting before it takes the role:
@@ -54,20 +63,34 @@ public struct GroupClock: Sendable {
     public static let interval: Int64 = 250_000_000
     /// An ask unanswered this long is forgotten.
     public static let answerTimeout: Int64 = 5_000_000_000
-    /// The estimate counts as synced once its error is within this bound (and until it passes
-    /// twice the bound) while its newest sample is at most `staleAfter` old.
-    public static let errorBound: Int64 = 5_000_000
+    /// The estimate counts as synced once its error bound is within this (and until it passes
+    /// twice this) while its newest sample is at most `staleAfter` old.
+    public static let errorBound: Int64 = 15_000_000
+    /// The error bound grows by this much per nanosecond since the newest sample (NTP's
+    /// dispersion rate, 15 ppm): two clocks' drift may have moved the offset since.
+    public static let dispersionRate = 15e-6
     public static let staleAfter: Int64 = 30_000_000_000
     /// Samples needed before the estimate counts: the first ones of a burst; after a new
     /// reference took over, the burst and a few more.
     public static let samplesNeeded = 16
     public static let samplesAfterHandover = 16
+    /// An answer waits this long for a second, disagreeing answer to the same ask.
+    public static let confirmWindow: Int64 = 200_000_000
+    /// A followed reference silent this long (while connected) is taken as gone.
+    public static let silenceLimit: Int64 = 10_000_000_000
+    /// Conflicting answers are reported at most this often.
+    public static let conflictReportInterval: Int64 = 60_000_000_000
 
     public let member: String
     private var connected = false
     private var settled = false
     private var settledAt: Int64 = 0
     private var present: [String: GroupPresence] = [:]
+    /// References that stopped answering, with the presence they had then: left out of
+    /// elections until they say something else.
+    private var silent: [String: GroupPresence?] = [:]
+    /// Since when the followed reference has been asked with no answer (local ns).
+    private var heardFromReference: Int64?
     /// The member followed, or this one while it is the reference.
     public private(set) var reference: String?
     /// While this member is the reference: group time = local + epoch.
@@ -78,6 +101,12 @@ public struct GroupClock: Sendable {
     private var lastSample: Int64?
     private var nextSequence: Int64 = 1
     private var outstanding: [Int64: Int64] = [:]
+    /// Answers waiting out `confirmWindow`, by sequence.
+    private var pending: [Int64: TimeSample] = [:]
+    /// Sequences answered and used, with when: a second answer to one is a conflict too.
+    private var answered: [Int64: Int64] = [:]
+    private var conflicts = 0
+    private var lastConflictReport: Int64?
     private var burstLeft = 0
     private var nextAsk: Int64 = .min
     public private(set) var status = GroupTimeStatus.unsynced(.noReference)
@@ -104,8 +133,12 @@ public struct GroupClock: Sendable {
         estimator.samples.count >= (holdover == nil ? Self.samplesNeeded : Self.samplesAfterHandover) ? estimator.fit : nil
     }
 
-    /// The local instant the next ask is due, while this member follows a reference.
-    public var nextAskDue: Int64? { epoch == nil && reference != nil && connected ? nextAsk : nil }
+    /// The local instant the next ask is due, or an answer's window ends, while this member
+    /// follows a reference.
+    public var nextDue: Int64? {
+        guard epoch == nil, reference != nil, connected else { return nil }
+        return ([nextAsk] + pending.values.map { $0.received + Self.confirmWindow }).min()
+    }
 
     public mutating func handle(_ input: Input) -> [Effect] {
         var effects: [Effect] = []
@@ -114,10 +147,13 @@ public struct GroupClock: Sendable {
             connected = true
             settled = false
             publishedPresence = nil
+            present = [:]
+            silent = [:]
         case .settled(let now):
             guard connected else { return [] }
             settled = true
             settledAt = now.local
+            heardFromReference = now.local
             effects += elect(now)
         case .disconnected:
             connected = false
@@ -125,14 +161,20 @@ public struct GroupClock: Sendable {
         case .presence(let id, let presence, let now):
             guard id != member else { return [] }
             present[id] = presence
+            if let was = silent[id], was != presence { silent[id] = nil }
             if settled { effects += elect(now) }
         case .answer(let sequence, let from, let referenceReceived, let referenceSent, let received):
-            guard from == reference, epoch == nil, let sent = outstanding.removeValue(forKey: sequence) else { return [] }
-            if estimator.add(TimeSample(sent: sent, referenceReceived: referenceReceived, referenceSent: referenceSent, received: received)) {
-                lastSample = received
-            }
+            guard from == reference, epoch == nil else { return [] }
+            effects += answer(sequence, TimeSample(sent: 0, referenceReceived: referenceReceived, referenceSent: referenceSent, received: received))
         case .tick(let now):
-            if settled, epoch == nil, reference.map({ present[$0]?.role != .reference }) ?? true { effects += elect(now) }
+            effects += confirmAnswers(at: now.local)
+            if settled, epoch == nil, let reference, let since = heardFromReference, now.local - since >= Self.silenceLimit {
+                silent[reference] = .some(present[reference])
+                heardFromReference = now.local
+                effects.append(.silentReference(reference))
+                effects += elect(now)
+            }
+            if settled, epoch == nil, reference.map({ present[$0]?.role != .reference || silent[$0] != nil }) ?? true { effects += elect(now) }
             effects += ask(now)
         }
         return effects + statusChanged(at: inputTime(input))
@@ -146,24 +188,70 @@ public struct GroupClock: Sendable {
         }
     }
 
+    /// An answer to an outstanding ask waits out `confirmWindow`; a second answer to the same
+    /// ask that disagrees discards it.
+    private mutating func answer(_ sequence: Int64, _ answer: TimeSample) -> [Effect] {
+        if let waiting = pending[sequence] {
+            if waiting.referenceReceived != answer.referenceReceived || waiting.referenceSent != answer.referenceSent {
+                pending[sequence] = nil
+                return conflicted(at: answer.received)
+            }
+            return []
+        }
+        if answered[sequence] != nil { return conflicted(at: answer.received) }
+        guard let sent = outstanding.removeValue(forKey: sequence) else { return [] }
+        var sample = answer
+        sample.sent = sent
+        guard sample.isPlausible else { return [] }
+        pending[sequence] = sample
+        return []
+    }
+
+    private mutating func conflicted(at local: Int64) -> [Effect] {
+        conflicts += 1
+        if let last = lastConflictReport, local - last < Self.conflictReportInterval { return [] }
+        lastConflictReport = local
+        defer { conflicts = 0 }
+        return [.conflictingAnswers(count: conflicts)]
+    }
+
+    /// The answers whose window has passed go into the estimate.
+    private mutating func confirmAnswers(at local: Int64) -> [Effect] {
+        answered = answered.filter { local - $0.value < Self.answerTimeout }
+        for (sequence, sample) in pending.sorted(by: { $0.key < $1.key }) where local - sample.received >= Self.confirmWindow {
+            pending[sequence] = nil
+            answered[sequence] = sample.received
+            heardFromReference = max(heardFromReference ?? sample.received, sample.received)
+            if estimator.add(sample) { lastSample = sample.received }
+        }
+        if conflicts > 0, let last = lastConflictReport, local - last >= Self.conflictReportInterval {
+            lastConflictReport = local
+            defer { conflicts = 0 }
+            return [.conflictingAnswers(count: conflicts)]
+        }
+        return []
+    }
+
     private mutating func elect(_ now: Readings) -> [Effect] {
-        let references = present.filter { $0.value.role == .reference }.map(\.key) + (epoch != nil ? [member] : [])
+        let references = present.filter { $0.value.role == .reference && silent[$0.key] == nil }.map(\.key) + (epoch != nil ? [member] : [])
         if let lowest = references.min(by: MemberID.precedes) {
             return lowest == member ? [] : follow(lowest, now)
         }
         // Members that start together see each other's presence before one takes the role.
         guard now.local - settledAt >= Self.electionDelay else { return [] }
         let synced = status.isSynced
-        var candidates = present.filter { $0.value.synced }.map(\.key) + (synced ? [member] : [])
-        if candidates.isEmpty { candidates = Array(present.keys) + [member] }
+        let heard = present.filter { silent[$0.key] == nil }
+        var candidates = heard.filter { $0.value.synced }.map(\.key) + (synced ? [member] : [])
+        if candidates.isEmpty { candidates = Array(heard.keys) + [member] }
         guard candidates.min(by: MemberID.precedes) == member else { return [] }
         // Group time goes on from this member's estimate, or starts from its wall clock.
         let start = groupTime(atLocal: now.local) ?? now.realtime
-        epoch = start - now.local
+        epoch = GroupInstant.difference(GroupInstant.clamped(start), GroupInstant.clamped(now.local))
         reference = member
         estimator.reset()
         holdover = nil
         outstanding = [:]
+        pending = [:]
         return []
     }
 
@@ -178,6 +266,8 @@ public struct GroupClock: Sendable {
         reference = other
         estimator.reset()
         outstanding = [:]
+        pending = [:]
+        heardFromReference = now.local
         burstLeft = Self.burstCount
         nextAsk = now.local
         return ask(now)
@@ -213,17 +303,20 @@ public struct GroupClock: Sendable {
         guard let fit = estimate else {
             return .unsynced(holdover == nil ? .noEstimate(reference: reference) : .newReference(reference: reference))
         }
-        // Hysteresis: a synced member stays so until its error passes twice the bound.
+        // The bound grows with the newest sample's age; a synced member stays so until it
+        // passes twice `errorBound` (hysteresis: the status does not flap about the bound).
+        let age = local.flatMap { local in lastSample.map { max(0, local - $0) } } ?? 0
+        let error = GroupInstant.sum(fit.error, GroupInstant.rounded(Double(age) * Self.dispersionRate))
         let wasSynced = if case .synced(let was, _) = status { was == reference } else { false }
-        if fit.error > (wasSynced ? 2 * Self.errorBound : Self.errorBound) {
-            return .unsynced(.errorAboveBound(reference: reference, error: fit.error))
+        if error > (wasSynced ? 2 * Self.errorBound : Self.errorBound) {
+            return .unsynced(.errorAboveBound(reference: reference, error: error))
         }
-        if let local, let lastSample, local - lastSample > Self.staleAfter {
-            return .unsynced(.noAnswer(reference: reference, since: local - lastSample))
+        if age > Self.staleAfter {
+            return .unsynced(.noAnswer(reference: reference, since: age))
         }
         // Unchanged status while only the numbers move: the log says it once.
         if case .synced(let was, let error) = status, was == reference { return .synced(reference: reference, error: error) }
-        return .synced(reference: reference, error: fit.error)
+        return .synced(reference: reference, error: error)
     }
 
     /// `interval` ± 20 %, by the member id and the ask's number: members that started
@@ -235,90 +328,5 @@ public struct GroupClock: Sendable {
         hash = (hash ^ UInt64(bitPattern: sequence)) &* 0x100_0000_01b3
         hash ^= hash >> 29
         return interval * 4 / 5 + Int64(hash % UInt64(interval * 2 / 5))
-    }
-}
-
-/// What a member says about its group time: in its log, in `/api/state` and on the phone page.
-public enum GroupTimeStatus: Sendable, Hashable, CustomStringConvertible {
-    case reference
-    case synced(reference: String, error: Int64)
-    case unsynced(Reason)
-
-    public enum Reason: Sendable, Hashable {
-        case noReference
-        case noEstimate(reference: String)
-        case newReference(reference: String)
-        case errorAboveBound(reference: String, error: Int64)
-        case noAnswer(reference: String, since: Int64)
-    }
-
-    public var isSynced: Bool {
-        switch self {
-        case .reference, .synced: true
-        case .unsynced: false
-        }
-    }
-
-    var kind: Int {
-        switch self {
-        case .reference: 0
-        case .synced: 1
-        case .unsynced(let reason):
-            switch reason {
-            case .noReference: 2
-            case .noEstimate: 3
-            case .newReference: 4
-            case .errorAboveBound: 5
-            case .noAnswer: 6
-            }
-        }
-    }
-
-    public var reference: String? {
-        switch self {
-        case .reference: nil
-        case .synced(let reference, _): reference
-        case .unsynced(let reason):
-            switch reason {
-            case .noReference: nil
-            case .noEstimate(let r), .newReference(let r), .errorAboveBound(let r, _), .noAnswer(let r, _): r
-            }
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .reference: "this member is the reference"
-        case .synced(let reference, let error): "synced to the reference \(reference) (error \(Self.milliseconds(error)) ms)"
-        case .unsynced(let reason):
-            switch reason {
-            case .noReference: "not synced (no reference yet); this clock counts alone"
-            case .noEstimate(let r): "not synced (no estimate of \(r)'s time yet); this clock counts alone"
-            case .newReference(let r): "not synced (new reference \(r), measuring; the last estimate goes on meanwhile)"
-            case .errorAboveBound(let r, let error):
-                "not synced (the estimate of \(r)'s time is off by up to \(Self.milliseconds(error)) ms, above \(Self.milliseconds(GroupClock.errorBound)) ms); this clock follows the group on it"
-            case .noAnswer(let r, let since):
-                "not synced (no answer from the reference \(r) for \(since / 1_000_000_000) s); this clock counts on its last estimate"
-            }
-        }
-    }
-
-    /// `{"state": "synced", "reference": "ring1-north", "error_ms": 0.4, "note": "…"}`, as
-    /// the gateway adds it to the clock's state lines (`group_time`).
-    public var json: JSONValue {
-        let state = switch self {
-        case .reference: "reference"
-        case .synced: "synced"
-        case .unsynced: "unsynced"
-        }
-        var error = JSONValue.null
-        if case .synced(_, let nanoseconds) = self { error = .number(Self.milliseconds(nanoseconds)) }
-        return .object([JSONMember("state", .string(state)), JSONMember("reference", reference.map { .string($0) } ?? .null),
-                        JSONMember("error_ms", error), JSONMember("note", .string(description))])
-    }
-
-    static func milliseconds(_ nanoseconds: Int64) -> String {
-        let tenths = (nanoseconds + 50_000) / 100_000
-        return "\(tenths / 10).\(tenths % 10)"
     }
 }

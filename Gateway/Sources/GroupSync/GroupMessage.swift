@@ -56,10 +56,11 @@ public struct GroupMessage: Sendable, Hashable, Comparable {
         guard let member = value["member"]?.string else { throw GroupSyncProblem("\"member\" must be a string") }
         if let why = MemberID.problem(member) { throw GroupSyncProblem("\"member\" \(why)") }
         let session = try SessionShare.read(from: value)
-        guard let issued = value["issued_realtime_ns"]?.int, issued >= 0 else {
-            throw GroupSyncProblem("\"issued_realtime_ns\" must be a non-negative whole number of nanoseconds")
+        if let anchor = session.anchorRealtimeNanoseconds, !GroupInstant.contains(anchor) {
+            throw GroupSyncProblem("\"anchor_realtime_ns\" must be whole nanoseconds from 0 to \(GroupInstant.maximum)")
         }
-        return GroupMessage(version: Int64(version), member: member, session: session, issuedRealtimeNanoseconds: Int64(issued))
+        let issued = try GroupJSON.instant(value["issued_realtime_ns"], "issued_realtime_ns")
+        return GroupMessage(version: Int64(version), member: member, session: session, issuedRealtimeNanoseconds: issued)
     }
 
     public static func parse(_ text: String) throws(GroupSyncProblem) -> GroupMessage {

@@ -15,8 +15,17 @@ public struct TimeSample: Sendable, Hashable {
         self.received = received
     }
 
+    /// Whether every instant lies in `GroupInstant`'s range, each clock's pair in order, and
+    /// the reference answered within `GroupInstant.longestTurnaround`: only such a sample is
+    /// used, and on it the arithmetic below cannot overflow.
+    public var isPlausible: Bool {
+        [sent, referenceReceived, referenceSent, received].allSatisfy(GroupInstant.contains)
+            && received >= sent && referenceSent >= referenceReceived
+            && referenceSent - referenceReceived <= GroupInstant.longestTurnaround
+    }
+
     /// Group time − local time at `midpoint`, exact when both ways took equally long.
-    public var offset: Int64 { ((referenceReceived - sent) &+ (referenceSent - received)) / 2 }
+    public var offset: Int64 { (referenceReceived - sent) / 2 + (referenceSent - received) / 2 }
     /// The round trip less the reference's time between receiving and answering.
     public var delay: Int64 { (received - sent) - (referenceSent - referenceReceived) }
     /// The local instant the offset belongs to.
@@ -30,8 +39,10 @@ public struct GroupTimeFit: Sendable, Hashable {
     public var origin: Int64
     public var offset: Int64
     public var frequency: Double
-    /// How far the samples the fit rests on lie from it, root mean square (nanoseconds): the
-    /// error of the estimate as the samples show it.
+    /// How far group time may be from the line at `origin` (nanoseconds), as NTP's root
+    /// distance bounds it: half the round trips' delay (a path slower one way than the other
+    /// moves the offset by up to that, unseen) plus their dispersion about the line (root
+    /// mean square).
     public var error: Int64
 
     public init(origin: Int64, offset: Int64, frequency: Double, error: Int64) {
@@ -42,14 +53,17 @@ public struct GroupTimeFit: Sendable, Hashable {
     }
 
     /// Group time at the local instant `local`.
+    /// Saturating: no input traps.
     public func groupTime(atLocal local: Int64) -> Int64 {
-        local + offset + Int64((Double(local - origin) * frequency).rounded())
+        let drift = GroupInstant.rounded(Double(GroupInstant.difference(local, origin)) * frequency)
+        return GroupInstant.sum(GroupInstant.sum(local, offset), drift)
     }
 
     /// The local instant at which group time is `group` (the inverse of `groupTime`).
     public func local(atGroupTime group: Int64) -> Int64 {
-        let guess = group - offset
-        return guess - Int64((Double(guess - origin) * frequency / (1 + frequency)).rounded())
+        let guess = GroupInstant.difference(group, offset)
+        let drift = GroupInstant.rounded(Double(GroupInstant.difference(guess, origin)) * frequency / (1 + frequency))
+        return GroupInstant.difference(guess, drift)
     }
 }
 
@@ -84,8 +98,8 @@ public struct GroupTimeEstimator: Sendable {
     /// Adds a round trip; returns `true` when it moved the estimate (not an outlier).
     @discardableResult
     public mutating func add(_ sample: TimeSample) -> Bool {
-        guard sample.delay >= 0, sample.received >= sample.sent else { return false }
-        if let fit, abs(fit.groupTime(atLocal: sample.midpoint) - sample.midpoint - sample.offset) > Self.outlierDistance + sample.delay {
+        guard sample.isPlausible, sample.delay >= 0 else { return false }
+        if let fit, Self.distance(fit, sample) > Self.outlierDistance + sample.delay {
             outliers.append(sample)
             guard outliers.count >= Self.stepCount else { return false }
             samples = outliers
@@ -105,6 +119,12 @@ public struct GroupTimeEstimator: Sendable {
         samples = []
         outliers = []
         fit = nil
+    }
+
+    /// How far `sample`'s offset lies from `fit` (saturating).
+    static func distance(_ fit: GroupTimeFit, _ sample: TimeSample) -> Int64 {
+        let residual = GroupInstant.difference(GroupInstant.difference(fit.groupTime(atLocal: sample.midpoint), sample.midpoint), sample.offset)
+        return residual == .min ? .max : abs(residual)
     }
 
     /// The fastest fifth of the samples, and any within `delayMargin` of the fastest.
@@ -137,12 +157,13 @@ public struct GroupTimeEstimator: Sendable {
         }
         let recent = used.suffix(Self.offsetSamples)
         let carried = recent.map { Double($0.offset - last.offset) + frequency * Double(origin - $0.midpoint) }
-        let offset = last.offset + Int64((fitted ?? carried.reduce(0, +) / Double(carried.count)).rounded())
+        let offset = GroupInstant.sum(last.offset, GroupInstant.rounded(fitted ?? carried.reduce(0, +) / Double(carried.count)))
         let line = GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: 0)
-        // The error: how far the recent samples lie from the line (root mean square); one
-        // alone, half its delay.
-        let residuals = recent.map { Double(line.groupTime(atLocal: $0.midpoint) - $0.midpoint - $0.offset) }
-        let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(max(1, residuals.count))).squareRoot()
-        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: recent.count > 1 ? Int64(rms.rounded()) : last.delay / 2)
+        // The error bound: half the recent round trips' mean delay plus their dispersion about
+        // the line (root mean square).
+        let residuals = recent.map { Double(Self.distance(line, $0)) }
+        let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
+        let halfDelay = recent.reduce(0.0) { $0 + Double($1.delay) } / Double(recent.count) / 2
+        return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: GroupInstant.rounded(halfDelay + rms))
     }
 }

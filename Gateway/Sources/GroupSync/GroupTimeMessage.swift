@@ -33,9 +33,14 @@ public enum GroupTimeMessage: Sendable, Hashable {
             return .ask(sequence: try GroupJSON.count(sequence, "ask"), from: try GroupJSON.member(value["from"], "from"))
         }
         guard let sequence = value["answer"] else { throw GroupSyncProblem("neither \"ask\" nor \"answer\"") }
+        let received = try GroupJSON.instant(value["received_ns"], "received_ns")
+        let sent = try GroupJSON.instant(value["sent_ns"], "sent_ns")
+        guard sent >= received else { throw GroupSyncProblem("\"sent_ns\" precedes \"received_ns\"") }
+        guard sent - received <= GroupInstant.longestTurnaround else {
+            throw GroupSyncProblem("\"sent_ns\" is more than \(GroupInstant.longestTurnaround / 1_000_000) ms after \"received_ns\"")
+        }
         return .answer(sequence: try GroupJSON.count(sequence, "answer"), reference: try GroupJSON.member(value["reference"], "reference"),
-                       received: try GroupJSON.count(value["received_ns"], "received_ns"),
-                       sent: try GroupJSON.count(value["sent_ns"], "sent_ns"))
+                       received: received, sent: sent)
     }
 
     public static func askTopic(group: String, member: String) -> String { "roundclock/group/\(group)/time/\(member)" }
@@ -97,6 +102,14 @@ enum GroupJSON {
     static func count(_ value: JSONValue?, _ name: String) throws(GroupSyncProblem) -> Int64 {
         guard let number = value?.int, number >= 0 else { throw GroupSyncProblem("\"\(name)\" must be a non-negative whole number") }
         return Int64(number)
+    }
+
+    /// An instant of group time: whole nanoseconds in `GroupInstant`'s range.
+    static func instant(_ value: JSONValue?, _ name: String) throws(GroupSyncProblem) -> Int64 {
+        guard let number = value?.int, let instant = Int64(exactly: number), GroupInstant.contains(instant) else {
+            throw GroupSyncProblem("\"\(name)\" must be whole nanoseconds from 0 to \(GroupInstant.maximum)")
+        }
+        return instant
     }
 
     static func member(_ value: JSONValue?, _ name: String) throws(GroupSyncProblem) -> String {

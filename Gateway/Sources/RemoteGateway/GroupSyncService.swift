@@ -21,9 +21,8 @@ import Synchronization
 /// clock. A state line's anchor is moved onto CLOCK_MONOTONIC as it arrives, and from there
 /// into group time; an adopted anchor goes the other way when it is sent. Until this member
 /// has any estimate of group time, everything waits (its clock counts alone); while a round
-/// runs, the clock is given the session afresh whenever group time has moved against its
-/// monotonic clock by more than `remapThreshold`, at an instant well away from a change of
-/// the display.
+/// runs, the clock's anchor is moved toward where group time puts it (`SessionRemap`: slewed,
+/// or stepped forward), at instants well away from a change of the display.
 public final class GroupSyncBridge: Sendable {
     public let topic: String
     let client: MQTTClient
@@ -35,6 +34,8 @@ public final class GroupSyncBridge: Sendable {
     private let inbox: AsyncStream<Item>.Continuation
     /// The running session's anchor as the clock holds it (monotonic) and in group time.
     private let clockAnchor = Mutex<(group: Int64, local: Int64)?>(nil)
+    /// A correction of the running round is under way (logged once at its start).
+    private let correcting = Mutex(false)
     /// Group messages in `inputs` not yet handled; at `queuedMessages` more are dropped.
     private let pendingMessages = Mutex(0)
     private let adopts: AsyncStream<AdoptCommand>
@@ -45,16 +46,10 @@ public final class GroupSyncBridge: Sendable {
     public static let settleTime = Duration.milliseconds(1000)
     /// How often the connection, and the wall clock's sync state, are looked at.
     static let pollInterval = Duration.milliseconds(100)
-    /// How often the running session's mapping is looked at, and how far it may be off.
-    static let remapInterval = Duration.seconds(1)
-    static let remapThreshold: Int64 = 1_000_000
-    /// A remap lands this far from any tenth of a second of the running time (where the
-    /// display changes), and not within `SessionAdoption.ringWindow` of the start, so the
-    /// clock neither shows a digit twice nor rings a bell again.
-    static let remapGrid: Int64 = 100_000_000
-    static let remapWindow: ClosedRange<Int64> = 30_000_000...70_000_000
-    static let remapAfterStart: Int64 = 2_000_000_000
-    /// Waiting items while this member has no group time; beyond, the oldest go.
+    /// How often the running session's mapping is looked at.
+    static let remapInterval = Duration.nanoseconds(SessionRemap.interval)
+    /// Waiting items while this member has no group time; beyond, the oldest clock line or
+    /// group message goes (a later one supersedes it), never a connection's news.
     static let waitingItems = 1024
 
     /// What the member's loop takes: its own inputs, the clock's lines with their anchor on
@@ -64,6 +59,14 @@ public final class GroupSyncBridge: Sendable {
         case clock(ClockSession, localAnchor: Int64?)
         case timeChanged
         case remapCheck
+
+        /// A clock line or a group message: a later one says what it said, if anything changed.
+        var isSuperseded: Bool {
+            switch self {
+            case .clock, .input(.received): true
+            default: false
+            }
+        }
     }
     /// Group messages waiting for the member; more are dropped with a log line (a flood).
     /// The clock's lines and the connection's news are never dropped.
@@ -138,7 +141,9 @@ public final class GroupSyncBridge: Sendable {
                 if case .timeChanged = item { continue }
                 if case .remapCheck = item { continue }
                 waiting.append(item)
-                if waiting.count > Self.waitingItems { waiting.removeFirst(waiting.count - Self.waitingItems) }
+                if waiting.count > Self.waitingItems, let superseded = waiting.firstIndex(where: \.isSuperseded) {
+                    waiting.remove(at: superseded)
+                }
                 continue
             }
             let ready = waiting + [item]
@@ -148,6 +153,9 @@ public final class GroupSyncBridge: Sendable {
                 switch item {
                 case .input(let given): input = given
                 case .timeChanged: continue
+                case .input(.clockLost):
+                    clockAnchor.withLock { $0 = nil }
+                    input = .clockLost
                 case .remapCheck:
                     guard let wait = remapWait(machine.current) else { continue }
                     if wait > 0 {
@@ -207,15 +215,47 @@ public final class GroupSyncBridge: Sendable {
     /// (or it does not run), else how long to wait (ns) for a safe instant, 0 for now.
     private func remapWait(_ current: GroupMessage?) -> Int64? {
         guard let session = current?.session, session.run == .running, let anchor = session.anchorRealtimeNanoseconds,
-              let held = clockAnchor.withLock({ $0 }), held.group == anchor,
-              let mapped = time.local(atGroupTime: anchor), abs(mapped - held.local) > Self.remapThreshold else { return nil }
-        let now = groupNow()
-        guard now - anchor >= Self.remapAfterStart else { return nil }
-        let phase = (session.elapsedBeforeNanoseconds + now - anchor) % Self.remapGrid
-        if Self.remapWindow.contains(phase) { return 0 }
-        let centre = (Self.remapWindow.lowerBound + Self.remapWindow.upperBound) / 2
-        return (centre - phase + Self.remapGrid) % Self.remapGrid
+              let held = clockAnchor.withLock({ $0 }), held.group == anchor, let target = time.local(atGroupTime: anchor) else { return nil }
+        guard SessionRemap.move(held: held.local, target: target) != nil else {
+            if correcting.withLock({ $0 }) {
+                correcting.withLock { $0 = false }
+                logger.notice("group \(topic): the running round is where group time puts it again")
+            }
+            return nil
+        }
+        return SessionRemap.wait(elapsedBefore: session.elapsedBeforeNanoseconds, held: held.local, now: GroupTimeBridge.monotonicNow())
     }
+
+    /// Where to put `anchor` (group time) on this host's monotonic clock for an adopt: where
+    /// group time puts it, but for the round the clock already runs, a `SessionRemap` move
+    /// from where the clock holds it, at a safe instant.
+    private func localAnchor(for command: AdoptCommand, group anchor: Int64) async -> Int64? {
+        guard let target = time.local(atGroupTime: anchor) else { return nil }
+        guard let held = clockAnchor.withLock({ $0 }), held.group == anchor else { return target }
+        guard let move = SessionRemap.move(held: held.local, target: target) else { return held.local }
+        let elapsedBefore = command.session.elapsedBeforeNanoseconds
+        guard let wait = SessionRemap.wait(elapsedBefore: elapsedBefore, held: held.local, now: GroupTimeBridge.monotonicNow()) else {
+            return held.local
+        }
+        if wait > 0 { try? await Task.sleep(for: .nanoseconds(wait)) }
+        let start = correcting.withLock { was in
+            defer { was = true }
+            return !was
+        }
+        switch move {
+        case .step(let by):
+            logger.warning(Logger.Message(stringLiteral: "group \(topic): this clock's round is \(Self.milliseconds(-by)) ms behind group time: it moves forward at once "
+                           + "(the clock logs the bells it passes without ringing)"))
+        case .slew(let by) where start:
+            logger.notice(Logger.Message(stringLiteral: "group \(topic): this clock's round is \(Self.milliseconds(abs(target - held.local))) ms "
+                          + "\(by > 0 ? "ahead of" : "behind") group time: it is moved by at most "
+                          + "\(Self.milliseconds(SessionRemap.slewStep)) ms a second"))
+        case .slew: break
+        }
+        return held.local + move.by
+    }
+
+    static func milliseconds(_ nanoseconds: Int64) -> String { GroupTimeStatus.milliseconds(nanoseconds) }
 
     /// Adopt tokens start at this gateway's start time in microseconds, so a restarted
     /// gateway never takes a token the clock still shows from its previous run for its own.
@@ -232,12 +272,12 @@ public final class GroupSyncBridge: Sendable {
         for await command in adopts {
             var sent = command
             if let group = command.session.anchorRealtimeNanoseconds {
-                guard let local = time.local(atGroupTime: group) else {
+                guard let local = await localAnchor(for: command, group: group) else {
                     inbox.yield(.input(.adoptFailed(token: command.token, reason: "no estimate of group time")))
                     continue
                 }
                 let (monotonic, realtime) = (GroupTimeBridge.monotonicNow(), Self.realtimeNow())
-                sent.session.anchorRealtimeNanoseconds = local - monotonic + realtime
+                sent.session.anchorRealtimeNanoseconds = GroupInstant.sum(GroupInstant.difference(local, monotonic), realtime)
                 clockAnchor.withLock { $0 = (group, local) }
             }
             do {
@@ -261,7 +301,7 @@ public final class GroupSyncBridge: Sendable {
                     continue
                 }
                 let (monotonic, realtime) = (GroupTimeBridge.monotonicNow(), Self.realtimeNow())
-                inbox.yield(.clock(session, localAnchor: session.session.anchorRealtimeNanoseconds.map { $0 - realtime + monotonic }))
+                inbox.yield(.clock(session, localAnchor: session.session.anchorRealtimeNanoseconds.map { GroupInstant.sum(GroupInstant.difference($0, realtime), monotonic) }))
             } catch {
                 logger.warning("group \(topic): the clock's state line has a session this gateway cannot read: \(error)")
             }

@@ -103,7 +103,7 @@ public final class GroupTimeBridge: Sendable {
             wasConnected = connected
             let now = Self.readings()
             handle(.tick(now))
-            let due = clock.withLock { $0.nextAskDue } ?? .max
+            let due = clock.withLock { $0.nextDue } ?? .max
             let wait = min(max(due - Self.monotonicNow(), 1_000_000), Self.longestTick)
             try? await Task.sleep(for: .nanoseconds(wait))
         }
@@ -122,12 +122,26 @@ public final class GroupTimeBridge: Sendable {
                                    retain: false, atMostOnce: true))
     }
 
+    /// Presences are published under the lock, in the order the state machine decides them,
+    /// so the broker's retained one is always the latest (the network thread and the ask loop
+    /// both feed the machine).
     private func handle(_ input: GroupClock.Input) {
-        let (effects, status) = clock.withLock { clock in (clock.handle(input), clock.status) }
+        let (effects, status) = clock.withLock { clock in
+            let effects = clock.handle(input)
+            for case .presence(let presence) in effects {
+                client.publish(MQTTMessage(topic: GroupPresence.topic(group: group, member: member), text: presence.payload))
+            }
+            return (effects, clock.status)
+        }
         for effect in effects {
             switch effect {
-            case .presence(let presence):
-                client.publish(MQTTMessage(topic: GroupPresence.topic(group: group, member: member), text: presence.payload))
+            case .presence: break
+            case .conflictingAnswers(let count):
+                logger.warning(Logger.Message(stringLiteral: "group time: \(count) of the asks to \(clock.withLock { $0.reference } ?? "the reference") had two different answers: "
+                               + "another client answers in its name; neither answer is used"))
+            case .silentReference(let reference):
+                logger.warning(Logger.Message(stringLiteral: "group time: the reference \(reference) has not answered for \(GroupClock.silenceLimit / 1_000_000_000) s: "
+                               + "taken as gone until its presence changes"))
             case .ask(let reference, let sequence):
                 client.publish(MQTTMessage(topic: GroupTimeMessage.askTopic(group: group, member: reference),
                                            text: GroupTimeMessage.ask(sequence: sequence, from: member).payload,

@@ -31,8 +31,8 @@ import TestSupport
                 version: Int64(rng.next() % UInt64(GroupMessage.maximumVersion + 1)), member: member,
                 session: SessionShare(program: program, run: run,
                                        elapsedBeforeNanoseconds: run == .ready ? 0 : 1 + Int64(rng.next() % UInt64(SessionShare.maximumElapsedNanoseconds)),
-                                       anchorRealtimeNanoseconds: run == .running ? Int64(rng.next() >> 1) : nil),
-                issuedRealtimeNanoseconds: Int64(rng.next() >> 1))
+                                       anchorRealtimeNanoseconds: run == .running ? Int64(rng.next() % UInt64(GroupInstant.maximum + 1)) : nil),
+                issuedRealtimeNanoseconds: Int64(rng.next() % UInt64(GroupInstant.maximum + 1)))
             #expect(MemberID.problem(member) == nil)
             #expect(try GroupMessage.parse(message.payload) == message, "seed \(seed): \(message.payload)")
         }

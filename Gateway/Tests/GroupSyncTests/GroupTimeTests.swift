@@ -139,13 +139,20 @@ import Testing
         #expect(Array(asks.prefix(32)) == (0..<32).map { Int64($0) * 50_000_000 })
         let gaps = zip(asks.dropFirst(31), asks.dropFirst(32)).map { $1 - $0 }
         #expect(gaps.count >= 8 && gaps.allSatisfy { (200_000_000...300_000_000).contains($0) } && Set(gaps).count > 1, "\(gaps)")
-        // Answers: group time is local + 7.5 s; 3 ms each way. Synced after the 16th.
+        // Answers: group time is local + 7.5 s; 3 ms each way. Each is used once no other
+        // answer to its ask contradicted it for 200 ms; synced after the 16th.
         for (sequence, sent) in asks.prefix(16).enumerated() {
             #expect(!clock.status.isSynced)
             _ = clock.handle(.answer(sequence: Int64(sequence + 1), reference: "ring2", referenceReceived: sent + 3_000_000 + 7_500_000_000,
                                      referenceSent: sent + 3_000_000 + 7_500_000_000, received: sent + 6_000_000))
         }
+        _ = clock.handle(.tick(.init(local: asks[15] + 6_000_000 + GroupClock.confirmWindow - 1, realtime: 0)))
+        #expect(clock.estimator.samples.count == 15)
+        _ = clock.handle(.tick(.init(local: asks[15] + 6_000_000 + GroupClock.confirmWindow, realtime: 0)))
         #expect(clock.status.isSynced)
+        // The bound: half the 6 ms round trip, no dispersion about the line, and 15 ppm of the
+        // 200 ms since the newest sample.
+        #expect(clock.status.error == 3_000_000 + 3_000, "\(clock.status)")
         #expect(clock.groupTime(atLocal: 1_000_000_000) == 8_500_000_000)
         // An answer from another member, or to no ask, changes nothing.
         #expect(clock.handle(.answer(sequence: 17, reference: "ring3", referenceReceived: 0, referenceSent: 0, received: 1)).isEmpty)
