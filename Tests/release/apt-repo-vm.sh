@@ -19,7 +19,8 @@
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 900),
 #   VM_STALL (seconds without a byte on the console after which the VM is taken as frozen and
 #   booted once more, default 240), VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh),
-#   VM_NO_INSTALL=1 (never apt-get install on the host).
+#   VM_NO_INSTALL=1 (never apt-get install on the host), RELEASE_WORKFLOW (another workflow
+#   file than .github/workflows/release.yml, to see the checks fail on it).
 # Output: "PASS|FAIL <n> <text>" per check 1-6 (1-5 the guest's, 6 the workflow's site, made on
 # the host), then "apt-repo-vm: N passed, M failed" (a check not reported counts as failed).
 # Exit status 0 only if all six passed.
@@ -120,9 +121,18 @@ VERSION=$(dpkg-deb -f "$CLOCK_DEB" Version) UPGRADE_VERSION=$(dpkg-deb -f "$UPGR
 GATEWAY_VERSION=$(dpkg-deb -f "$GATEWAY_DEB" Version)
 dpkg --compare-versions "$UPGRADE_VERSION" gt "$VERSION" || die "$UPGRADE_DEB ($UPGRADE_VERSION) is not newer than $CLOCK_DEB ($VERSION)"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/apt-repo-vm.XXXXXX")
+HTTPD=""
+cleanup() {
+  if [ -n "$HTTPD" ]; then kill "$HTTPD" 2>/dev/null || true; fi
+  for home in "$WORK"/gnupg-*; do
+    if [ -d "$home" ]; then GNUPGHOME=$home gpgconf --kill all 2>/dev/null || true; fi
+  done
+  rm -rf "$WORK"
+}
+trap 'rc=$?; cleanup; (exit $rc); on_exit' EXIT
 # the gateway's upgrade: the one in --upgrade-debs, else the release's own files repacked at the
 # next patch version, which is what the maintainer scripts' upgrade path needs
-UPGRADE_GATEWAY_DEB=$(ls "$UPGRADE_DEBS"/roundclock-gateway_*_amd64.deb 2>/dev/null | sort -V | tail -1)
+UPGRADE_GATEWAY_DEB=$(ls "$UPGRADE_DEBS"/roundclock-gateway_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
 if [ -z "$UPGRADE_GATEWAY_DEB" ]; then
   v=$(echo "$GATEWAY_VERSION" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
   dpkg-deb -R "$GATEWAY_DEB" "$WORK/gateway-repack"
@@ -147,13 +157,6 @@ CONFFILE_CHANGED=no; [ "$(conffile_sum "$CLOCK_DEB")" = "$(conffile_sum "$UPGRAD
 
 # ---- the repositories: throwaway keys, an HTTP server on the host --------------------------
 stage repository
-HTTPD=""
-cleanup() {
-  [ -n "$HTTPD" ] && kill "$HTTPD" 2>/dev/null
-  for home in "$WORK"/gnupg-*; do [ -d "$home" ] && GNUPGHOME=$home gpgconf --kill all 2>/dev/null; done
-  rm -rf "$WORK"
-}
-trap 'rc=$?; cleanup; (exit $rc); on_exit' EXIT
 for who in project other; do
   mkdir -m 0700 "$WORK/gnupg-$who"
   GNUPGHOME=$WORK/gnupg-$who gpg --batch --passphrase '' --quick-gen-key "RoundClock test ($who) <test@localhost>" ed25519 sign never \
@@ -184,7 +187,7 @@ publish() {
       # the release workflow's own steps make the site from the release's packages (check 6);
       # it is served as they made it, whatever the checks say, as Pages would serve it
       rc=0
-      python3 "$HERE/workflow-site.py" --debs "$DEBS" --pages-url "$BASE" --secret-key "$WORK/release-gpg-key.asc" \
+      python3 "$HERE/workflow-site.py" ${RELEASE_WORKFLOW:+--workflow "$RELEASE_WORKFLOW"} --debs "$DEBS" --pages-url "$BASE" --secret-key "$WORK/release-gpg-key.asc" \
         --out "$SITE" > "$WORK/workflow-site.log" 2>&1 || rc=$?
       cat "$WORK/workflow-site.log"
       [ $rc -le 1 ] || { echo "FAIL 6 the release workflow's job made no Pages site (exit $rc)" > "$HOST_RESULTS"; return 1; }

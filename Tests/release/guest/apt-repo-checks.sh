@@ -168,7 +168,7 @@ fi
 
 # ---- 5. the maintainer scripts: remove, reinstall, purge, reinstall ------------------------
 # leftover: which of the packages' files and state are on the system; dpkg_state: dpkg's
-# status of both; pin_hash: the start of the gateway's PIN's SHA256
+# status of each package that is not "not-installed"; pin_hash: the start of the PIN's SHA256
 leftover() {
   local p
   for p in /etc/roundclock /etc/roundclock/config.toml /var/lib/roundclock /var/lib/roundclock-gateway "$PIN" \
@@ -177,7 +177,7 @@ leftover() {
     [ -e "$p" ] && printf '%s ' "$p"
   done
 }
-dpkg_state() { dpkg-query -W -f='${Package}:${db:Status-Abbrev}\n' roundclock roundclock-gateway 2>/dev/null | tr -d ' ' | xargs; }
+dpkg_state() { dpkg-query -W -f='${Package}:${db:Status-Status}\n' roundclock roundclock-gateway 2>/dev/null | grep -v ':not-installed$' | xargs; }
 pin_hash() { sha256sum < "$PIN" 2>/dev/null | cut -c1-12; }
 problems=""
 problem() { problems="$problems; $*"; log "5: $*"; }
@@ -188,7 +188,7 @@ run "apt-get remove" apt-get remove -y roundclock roundclock-gateway; rc=$?
 state=$(dpkg_state) left=$(leftover)
 log "5 remove: rc $rc; dpkg: $state; left: $left; clock $(systemctl is-active "$U"), gateway $(systemctl is-active "$G")"
 [ $rc = 0 ] || problem "apt-get remove exit $rc"
-[ "$state" = "roundclock:rc roundclock-gateway:rc" ] || problem "after remove dpkg has '$state', not both rc"
+[ "$state" = "roundclock:config-files roundclock-gateway:config-files" ] || problem "after remove dpkg has '$state', not both config-files"
 ! active "$U" && ! active "$G" || problem "a service still runs after remove"
 [ -f "$PIN" ] && [ "$(pin_hash)" = "$pin_before" ] || problem "remove took the gateway's PIN"
 cmp -s "$CONFIG" /root/config.before-remove || problem "remove changed or removed config.toml"
