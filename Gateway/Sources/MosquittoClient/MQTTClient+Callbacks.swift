@@ -81,14 +81,17 @@ extension MQTTClient {
         for handler in handlers { handler() }
     }
 
+    /// The connection ended; the disconnect handlers run when the broker had accepted it
+    /// (whichever of this callback and the network loop's end sees it first clears `connected`).
     func disconnected(_ code: Int32) {
-        let wasConnected = state.withLock { s in
+        let (wasConnected, handlers) = state.withLock { s in
             defer {
                 s.connected = false
                 s.draining = nil
             }
-            return s.connected
+            return (s.connected, s.connected ? s.disconnectHandlers : [])
         }
+        for handler in handlers { handler() }
         guard code != 0, wasConnected else { return }  // 0: our own DISCONNECT
         noteProblem("lost MQTT broker \(connection.broker): \(MQTTError.text(code)); reconnecting with backoff")
     }

@@ -31,6 +31,9 @@ import Synchronization
 ///   libmosquitto re-sends QoS 1 messages published just before the connection dropped, the
 ///   handlers run once the broker acknowledged those (at most `drainTimeout` later), so a
 ///   stale re-sent message never overwrites what a handler republishes.
+/// - `onDisconnect(_:)`: called once when a connection the broker accepted ends, for
+///   whatever reason (lost, or closed by `stop`), on the network thread: the place to
+///   forget what was published on that connection.
 /// - `publish(_:)`: QoS 1, retained unless the message says otherwise, never blocks.
 ///   While disconnected a message is NOT queued (libmosquitto would queue QoS 1 messages
 ///   without bound): it is dropped, with one log line per disconnected spell and the count
@@ -42,6 +45,7 @@ import Synchronization
 public final class MQTTClient: @unchecked Sendable {  // the handle is only used through thread-safe libmosquitto calls; the rest is in `state`
     public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
     public typealias ConnectHandler = @Sendable () -> Void
+    public typealias DisconnectHandler = @Sendable () -> Void
 
     public let connection: MQTTConnection
     let handle: OpaquePointer
@@ -51,6 +55,7 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
     struct State {
         var subscriptions: [(filter: String, handler: MessageHandler)] = []
         var connectHandlers: [ConnectHandler] = []
+        var disconnectHandlers: [DisconnectHandler] = []
         var connected = false
         var running = false
         /// Messages dropped while disconnected, reported on reconnect.
@@ -158,6 +163,12 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
         if connected { handler() }
     }
 
+    /// Registers `handler`, called once when a connection the broker accepted ends (see the
+    /// type's doc comment).
+    public func onDisconnect(_ handler: @escaping DisconnectHandler) {
+        state.withLock { $0.disconnectHandlers.append(handler) }
+    }
+
     /// Hands `message` to libmosquitto (QoS 1), or drops it while disconnected (see the type's
     /// doc comment). Never blocks on the network.
     @discardableResult
@@ -240,13 +251,16 @@ public final class MQTTClient: @unchecked Sendable {  // the handle is only used
                 guard ending == .goOn else { break }
             } while true
             let error = MQTTError(broker: connection.broker, operation: "connect", code: result)  // reads errno first
-            let (running, accepted, noted, wasConnected) = state.withLock { s in
+            let (running, accepted, noted, wasConnected, lostHandlers) = state.withLock { s in
                 defer {
                     s.connected = false
                     s.draining = nil
                 }
-                return (s.running, s.generation != generation, s.problemsNoted != problems, s.connected)
+                return (s.running, s.generation != generation, s.problemsNoted != problems, s.connected,
+                        s.connected ? s.disconnectHandlers : [])
             }
+            // libmosquitto ended the connection without its disconnect callback.
+            for handler in lostHandlers { handler() }
             if !running { break }
             if accepted { delay = Self.reconnectDelay }
             // The callbacks logged a refusal, or the loss of a connection the broker had

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """MQTT and Home Assistant discovery against a real Mosquitto (docs/mqtt-home-assistant.md):
 a real `roundclock run --simulate` and `roundclock-gateway` with `[mqtt]`, and
-paho-mqtt as the independent client. Retained state and status, the discovery payloads
+paho-mqtt as the independent client. Status seen from before the gateway starts (`online`
+once, never `offline` on the way), retained state and status, the discovery payloads
 checked against Home Assistant's documented schema with every template rendered by Jinja2,
 commands on `cmd` (live edits too) changing the clock's frames, malformed commands ignored
 with one log line each, broker killed and restarted, gateway stopped and killed (will), a
@@ -108,6 +109,9 @@ def check_discovery(checker, state):
 
 def main_run(broker):
     config = CONFIG + broker.config(PREFIX)
+    # Subscribed before the gateway starts: Home Assistant's view of `status`.
+    watcher = Checker(broker, [f"{PREFIX}/status"])
+    watcher.wait_subscribed()
     with Rig(config=config) as rig:
         # Status and state both published (the state comes once the clock's first line has
         # reached the gateway, which may be after the broker's connect on a busy machine).
@@ -182,6 +186,10 @@ def main_run(broker):
         check(all(f["state"] == "ready" for f in rig.frame_lines()[frames_before:] if "state" in f), "the clock stayed ready")
         check(rig.gateway.poll() is None and rig.clock.poll() is None, "gateway and clock still running")
 
+        check(watcher.statuses(f"{PREFIX}/status") == [b"online"],
+              f"seen from before the gateway started: status {watcher.statuses(f'{PREFIX}/status')}, never offline")
+        watcher.close()
+
         # Broker killed mid-round and restarted empty: the gateway reconnects and republishes.
         checker.close()
         socket_command(rig, "start")
@@ -202,16 +210,23 @@ def main_run(broker):
         connects = [l for l in rig.gateway_log if "connected to MQTT broker" in l]
         check(len(connects) == 2, f"two connects logged: {connects[-1]}")
 
-        # Gateway stopped: a clean `offline`; killed: the broker publishes the will.
+        # Gateway stopped: a clean `offline`, once; started again: `online`, once, and no
+        # `offline` on the way; killed: the broker publishes the will.
+        wait_for(lambda: checker.statuses(f"{PREFIX}/status"), what="the retained status")
+        check(checker.statuses(f"{PREFIX}/status") == [b"online"], "after the broker's restart: status online, never offline")
+        before_stop = len(checker.all)
         rig.gateway.send_signal(signal.SIGTERM)
         rig.gateway.wait(timeout=60)
         wait_for(lambda: checker.get(f"{PREFIX}/status")[0] == b"offline", what="offline after SIGTERM")
-        check(rig.gateway.returncode == 0, "gateway stopped (SIGTERM): status offline, exit 0")
+        check(rig.gateway.returncode == 0 and checker.statuses(f"{PREFIX}/status", before_stop) == [b"offline"],
+              "gateway stopped (SIGTERM): status offline once, exit 0")
         summary = [l for l in rig.gateway_log if f"MQTT {PREFIX}/cmd: " in l and "more commands ignored" in l]
         count = int(summary[-1].split(f"MQTT {PREFIX}/cmd: ")[1].split(" ")[0]) if summary else 0
         check(count >= len(bad) - 1, f"the malformed payloads summed up at shutdown: {summary[-1] if summary else None}")
+        before_start = len(checker.all)
         rig.start_gateway()
         wait_for(lambda: checker.get(f"{PREFIX}/status")[0] == b"online", what="online again")
+        check(checker.statuses(f"{PREFIX}/status", before_start) == [b"online"], "gateway started again: online once, no offline first")
         rig.gateway.send_signal(signal.SIGKILL)
         rig.gateway.wait(timeout=30)
         wait_for(lambda: checker.get(f"{PREFIX}/status")[0] == b"offline", what="the last will")

@@ -143,10 +143,25 @@ class Checker:
         if broker.ca_file:
             self.client.tls_set(ca_certs=broker.ca_file, cert_reqs=ssl.CERT_REQUIRED)
         self.filters = filters
+        self.subscribed = 0
         self.client.on_connect = lambda c, u, flags, rc: [c.subscribe(f, qos=1) for f in self.filters] if rc == 0 else None
+        self.client.on_subscribe = self._subscribed
         self.client.on_message = self._message
         self.client.connect("127.0.0.1", broker.port, keepalive=30)
         self.client.loop_start()
+
+    def _subscribed(self, client, userdata, mid, granted_qos):
+        with self.lock:
+            self.subscribed += 1
+
+    def wait_subscribed(self):
+        """Waits for the broker's SUBACK of every filter: from then on nothing published is missed."""
+        wait_for(lambda: self.subscribed >= len(self.filters), what="the checker's subscriptions")
+
+    def statuses(self, topic, since=0):
+        """The payloads on `topic` among the messages from index `since` on."""
+        with self.lock:
+            return [p for t, p, _ in self.all[since:] if t == topic]
 
     def _message(self, client, userdata, message):
         with self.lock:
