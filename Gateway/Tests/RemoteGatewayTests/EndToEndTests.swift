@@ -155,8 +155,8 @@ import Testing
     /// SCHED_OTHER on this 2-core machine the flood's own processes would take the CPU from
     /// the clock (docs/benchmarks.md). Then what a stranger holds open: connections ended
     /// before a request summed up, never logged one by one; 16 addresses x 16 keep-alive or
-    /// trickling connections and 32 TV pages, where failed logins close no TV page and a new
-    /// browser, a phone with a session and a known phone are served; the same from one IPv6 /64.
+    /// trickling connections (then beside 32 TV pages, which failed logins do not close) where
+    /// a new browser, a phone with a session and a known phone are served; one IPv6 /64's.
     @Test func abuseKeepsBothRunningAndChangesNothing() async throws {
         let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "30", "--as-deployed"])
         #expect(run.stdout.contains("as deployed: clock SCHED_FIFO 10, nice 0; gateway SCHED_OTHER, nice 10"))
@@ -169,6 +169,7 @@ import Testing
         for kind in ["keep-alive", "trickle"] {
             #expect(run.stdout.contains("ok: \(kind): 16 addresses x 16 connections"))
         }
+        #expect(run.stdout.contains("beside 32 TV pages: 18 failed logins"))
         #expect(run.stdout.contains("closed no TV page; a browser from a new address: page on 6 connections, login and STOP"))
         #expect(run.stdout.contains("ok: IPv6: 16 addresses of fd00::/64"))
         #expect(run.stdout.hasSuffix("abuse check: all passed\n"))

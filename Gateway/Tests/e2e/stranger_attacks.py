@@ -3,8 +3,8 @@ network does it, and the browser and phones that must get in meanwhile (abuse_ch
 them; docs/remote.md, "Connections").
 
 - `Flood`: from each of its source addresses, 16 connections that each re-send a tiny request
-  every 5 s (keep-alive), or trickle a login's body a byte a second, or stop half-way through
-  a head; a connection the gateway closes comes back at its next turn. One thread, one
+  every 5 s (keep-alive), or after one trickle a login's body a byte a second, or stop
+  half-way through a head; a connection the gateway closes comes back at its next turn. One thread, one
   selector, non-blocking sockets.
 - `Browser`: a browser from a new address: `GET /`, then the page's five files on six
   connections at once, the login, then STOP with the session, each on a kept-alive
@@ -33,8 +33,9 @@ def is_open(s):
 
 class Flood:
     """`per_address` connections from each address in `sources` to (host, port), of `kind`:
-    `keep-alive` (a tiny GET every `period` s), `trickle` (a login head announcing a 64-byte
-    body, then a byte a second) or `half-head` (half a request line, then nothing)."""
+    `keep-alive` (a tiny GET every `period` s), `trickle` (a first GET, then a login head
+    announcing a 64-byte body, then a byte a second) or `half-head` (half a request line, then
+    nothing). Every connection but a half head's gets an answer once the gateway holds it."""
 
     def __init__(self, host, port, sources, kind="keep-alive", per_address=16, period=5.0):
         assert kind in KINDS, kind
@@ -71,11 +72,11 @@ class Flood:
         with self.lock:
             return sum(1 for s in self.slots.values() if s["open"])
 
-    def _request(self):
+    def _request(self, kind):
         host = f"[{self.host}]" if self.family == socket.AF_INET6 else self.host
-        if self.kind == "keep-alive":
+        if kind == "keep-alive":
             return f"GET /robots.txt HTTP/1.1\r\nHost: {host}:{self.port}\r\n\r\n".encode()
-        if self.kind == "trickle":
+        if kind == "trickle":
             return (f"POST /api/login HTTP/1.1\r\nHost: {host}:{self.port}\r\nContent-Type: application/json\r\n"
                     f"Content-Length: 64\r\n\r\n").encode()
         return b"GET /robots.txt HT"
@@ -108,19 +109,21 @@ class Flood:
         slot["due"] = time.monotonic() + self.period
 
     def _turn(self, key, slot):
-        """The slot's periodic step: open it, or send its next request or body byte."""
+        """The slot's periodic step: open it (and send a first GET, or half a head), or send its
+        next GET, or its login head, then a body byte a second."""
         if slot["sock"] is None:
             self._open(key, slot)
             if slot["sock"] is None:
                 slot["due"] = time.monotonic() + self.period
                 return
-            data = self._request()
+            data = self._request("half-head" if self.kind == "half-head" else "keep-alive")
         elif self.kind == "keep-alive":
-            data = self._request()
+            data = self._request("keep-alive")
         elif self.kind == "trickle":
-            data = b" "
+            data = self._request("trickle") if slot["sent"] == 1 else b" "
         else:
             data = b""
+        slot["sent"] += 1
         if data:
             try:
                 slot["sock"].send(data)
