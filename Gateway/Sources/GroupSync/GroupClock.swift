@@ -65,7 +65,7 @@ public struct GroupClock: Sendable {
     public static let answerTimeout: Int64 = 5_000_000_000
     /// The estimate counts as synced once its error bound is within this (and until it passes
     /// twice this) while its newest sample is at most `staleAfter` old.
-    public static let errorBound: Int64 = 15_000_000
+    public static let errorBound: Int64 = 25_000_000
     /// The error bound grows by this much per nanosecond since the newest sample (NTP's
     /// dispersion rate, 15 ppm): two clocks' drift may have moved the offset since.
     public static let dispersionRate = 15e-6
@@ -159,7 +159,13 @@ public struct GroupClock: Sendable {
             connected = false
             settled = false
         case .presence(let id, let presence, let now):
-            guard id != member else { return [] }
+            // This member's own retained presence, as the broker holds it: when it is not what
+            // this member published last (a previous run's, or that run's will firing after
+            // this one connected), it is published again.
+            guard id != member else {
+                if presence != publishedPresence { publishedPresence = nil }
+                break
+            }
             present[id] = presence
             if let was = silent[id], was != presence { silent[id] = nil }
             if settled { effects += elect(now) }

@@ -40,9 +40,9 @@ public struct GroupTimeFit: Sendable, Hashable {
     public var offset: Int64
     public var frequency: Double
     /// How far group time may be from the line at `origin` (nanoseconds), as NTP's root
-    /// distance bounds it: half the round trips' delay (a path slower one way than the other
-    /// moves the offset by up to that, unseen) plus their dispersion about the line (root
-    /// mean square).
+    /// distance bounds it: half the fastest recent round trip's delay (a path slower one way
+    /// than the other moves the offset by up to that, unseen) plus the recent samples'
+    /// dispersion about the line (root mean square).
     public var error: Int64
 
     public init(origin: Int64, offset: Int64, frequency: Double, error: Int64) {
@@ -159,11 +159,11 @@ public struct GroupTimeEstimator: Sendable {
         let carried = recent.map { Double($0.offset - last.offset) + frequency * Double(origin - $0.midpoint) }
         let offset = GroupInstant.sum(last.offset, GroupInstant.rounded(fitted ?? carried.reduce(0, +) / Double(carried.count)))
         let line = GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: 0)
-        // The error bound: half the recent round trips' mean delay plus their dispersion about
-        // the line (root mean square).
+        // The error bound, as NTP's root distance: half the fastest recent round trip's delay
+        // plus the recent samples' dispersion about the line (root mean square).
         let residuals = recent.map { Double(Self.distance(line, $0)) }
         let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
-        let halfDelay = recent.reduce(0.0) { $0 + Double($1.delay) } / Double(recent.count) / 2
+        let halfDelay = Double(recent.map(\.delay).min() ?? 0) / 2
         return GroupTimeFit(origin: origin, offset: offset, frequency: frequency, error: GroupInstant.rounded(halfDelay + rms))
     }
 }

@@ -34,6 +34,7 @@ struct GroupTimeSimulation {
         case forged(to: Int, payload: [UInt8], direct: (sequence: Int64, received: Int64, sent: Int64)?)
         case settled(Int)
         case connect(Int)
+        case will(of: Int, broker: Int)
     }
 
     var hosts: [Host]
@@ -102,14 +103,30 @@ struct GroupTimeSimulation {
     }
 
     /// The broker restarts without persistence: every member loses it, its retained presences
-    /// are gone, and each member reconnects within `reconnect`.
-    mutating func restartBroker(_ broker: Int, reconnect: ClosedRange<Int64>) {
+    /// are gone, and each member reconnects within `reconnect`, but those in `stopping`, whose
+    /// gateways stop meanwhile.
+    mutating func restartBroker(_ broker: Int, reconnect: ClosedRange<Int64>, stopping: Set<Int> = []) {
         retained[broker] = [:]
         for i in hosts.indices where hosts[i].broker == broker && hosts[i].present {
             hosts[i].present = false
             apply(i, hosts[i].clock.handle(.disconnected))
-            schedule(at: now + Int64.random(in: reconnect, using: &rng), .connect(i))
+            if stopping.contains(i) {
+                hosts[i].running = false
+            } else {
+                schedule(at: now + Int64.random(in: reconnect, using: &rng), .connect(i))
+            }
         }
+    }
+
+    /// The gateway dies and starts again after `delay` (less than the keepalive): the broker
+    /// fires the old connection's will a keepalive after the loss, on the new one's presence.
+    mutating func crashGateway(_ i: Int, restartAfter delay: Int64) {
+        let id = hosts[i].clock.member, broker = hosts[i].broker
+        hosts[i].present = false
+        hosts[i].running = false
+        hosts[i].clock = GroupClock(member: id)
+        schedule(at: now + delay, .connect(i))
+        schedule(at: now + Self.keepalive, .will(of: i, broker: broker))
     }
 
     /// The member leaves its broker (its will fires there) and connects to `broker`.
@@ -148,6 +165,12 @@ struct GroupTimeSimulation {
     private mutating func deliver(_ delivery: Delivery) {
         switch delivery {
         case .connect(let i): connect(i)
+        case .will(let i, let broker):
+            let id = hosts[i].clock.member
+            retained[broker]?[id] = nil
+            for j in hosts.indices where hosts[j].broker == broker {
+                schedule(at: arrival(from: "broker\(broker)", to: j), .presence(to: j, from: id, nil))
+            }
         case .settled(let i):
             guard hosts[i].present else { return }
             apply(i, hosts[i].clock.handle(.settled(hosts[i].readings(now))))
@@ -187,7 +210,7 @@ struct GroupTimeSimulation {
             switch effect {
             case .presence(let presence):
                 retained[hosts[i].broker, default: [:]][hosts[i].clock.member] = presence
-                for j in hosts.indices where j != i && hosts[j].broker == hosts[i].broker {
+                for j in hosts.indices where hosts[j].broker == hosts[i].broker {
                     send(from: i, to: j, .presence(to: j, from: hosts[i].clock.member, presence))
                 }
             case .ask(let reference, let sequence):
