@@ -154,9 +154,10 @@ import Testing
     /// (`--as-deployed`: the clock at SCHED_FIFO 10, the gateway at nice 10): under
     /// SCHED_OTHER on this 2-core machine the flood's own processes would take the CPU from
     /// the clock (docs/benchmarks.md). Then what a stranger holds open: connections ended
-    /// before a request summed up, never logged one by one; 16 addresses x 16 keep-alive or
-    /// trickling connections (then beside 32 TV pages, which failed logins do not close) where
-    /// a new browser, a phone with a session and a known phone are served; one IPv6 /64's.
+    /// before a request summed up, never logged one by one; 16 addresses x 16 keep-alive,
+    /// trickling or half-head connections (then beside 32 TV pages, which failed logins do not
+    /// close) where a new browser, a phone with a session and a known phone are served; one
+    /// IPv6 /64's.
     @Test func abuseKeepsBothRunningAndChangesNothing() async throws {
         let run = try await Self.check("abuse_check.py", ["--seconds", "20", "--factor", "2", "--slack-ms", "30", "--as-deployed"])
         #expect(run.stdout.contains("as deployed: clock SCHED_FIFO 10, nice 0; gateway SCHED_OTHER, nice 10"))
@@ -166,7 +167,7 @@ import Testing
         #expect(run.stdout.contains("the coach from 127.0.0.10 logged in and stopped the clock"))
         #expect(run.stdout.contains("ok: gateway RSS"))
         #expect(run.stdout.contains("none 'Error handling upgrade result' since"))
-        for kind in ["keep-alive", "trickle"] {
+        for kind in ["keep-alive", "trickle", "half-head"] {
             #expect(run.stdout.contains("ok: \(kind): 16 addresses x 16 connections"))
         }
         #expect(run.stdout.contains("beside 32 TV pages: 18 failed logins"))

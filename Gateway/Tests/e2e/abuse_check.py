@@ -16,11 +16,12 @@ idle (default 2, or `--factor`).
 Then what a stranger holds open, as the audit did it (stranger_attacks.py): connections that
 end before a whole request head, as fast as one client can, are summed up in the log and
 never logged one by one; 16 addresses x 16 keep-alive connections re-sending a GET every 5 s,
-then the same trickling login bodies, with 32 TV pages open: failed logins (401, 429, 413, a
-head without its body) close no TV page, and a browser from a new address loads the page on
-six connections at once, logs in and sends STOP (its time printed, the goal 1 s), a phone with
-a session and a known phone with only its device cookie are served; over IPv6 (as root, in a
-network namespace), the same from 16 addresses of one /64 and a browser in that /64.
+then the same trickling login bodies, then half heads, then the keep-alive ones beside 32 TV
+pages: failed logins (401, 429, 413, a head without its body) close no TV page, and each time
+a browser from a new address loads the page on six connections at once, logs in and sends STOP
+(its time printed, the goal 1 s), and a phone with a session and a known phone with only its
+device cookie are served; over IPv6 (as root, in a network namespace), the same from 16
+addresses of one /64 and a browser in that /64.
 
     python3 Gateway/Tests/e2e/abuse_check.py [--seconds S] [--factor F] [--fifo | --as-deployed]
                                              [--only-strangers]

@@ -8,7 +8,7 @@ every hole it has.
 - connections that never finish their first request (silent, half a request line, an
   80 KB header that never ends, a body that never comes, a stalled TLS handshake) are closed
   by the head, body and handshake timeouts;
-- 16 connections per address, the 17th closed at once; 1,120 held connections from 70
+- 16 connections per address, one of 17 closed at once; 1,120 held connections from 70
   addresses do not keep the coach (another address) from the page and a login;
 - DNS rebinding: a request named for another host (`Host: evil.example`, `Origin:
   http://evil.example`) reads no page, gets no session, sends no command, opens no
