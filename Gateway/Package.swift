@@ -40,9 +40,63 @@ let package = Package(
         .target(name: "MosquittoClient", dependencies: [
             "CMosquitto", .product(name: "_RoundClockPlatform", package: "RoundClock"), .product(name: "Logging", package: "swift-log"),
         ]),
-        // The gateway: link to the clock's socket, sessions, PIN and its rate limit, routes, TLS.
+        // The link to the clock: its control socket (lines framed, reconnects), the hub that
+        // hands its state lines to pages and services, the program it runs as it defined it,
+        // and the one check of a button command before it is sent.
+        .target(name: "ClockLink", dependencies: [
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "_RoundClockCore", package: "RoundClock"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        // Connection admission as one pure policy: the table's state and an event in, a
+        // decision out; the bounds it keeps.
+        .target(name: "ConnectionAdmission"),
+        // Access: the PIN and its guesses, sessions, known devices, the connection table and
+        // the guard in front of every connection, allowed hosts, security headers.
+        .target(name: "GatewayAccess", dependencies: [
+            "ConnectionAdmission",
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "_RoundClockConfig", package: "RoundClock"),
+            .product(name: "_RoundClockPlatform", package: "RoundClock"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // MQTT and Home Assistant: the clock's topics, commands, availability and discovery.
+        .target(name: "ClockMQTT", dependencies: [
+            "ClockLink", "MosquittoClient",
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "JSON", package: "RoundClock"),
+            .product(name: "_RoundClockCore", package: "RoundClock"),
+            .product(name: "_RoundClockPlatform", package: "RoundClock"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        // Clocks in sync: the group's session (`GroupSessionBridge`) and time
+        // (`GroupTimeBridge`) between the broker, the pure `GroupSync` and the clock link.
+        .target(name: "GroupBridges", dependencies: [
+            "ClockLink", "GroupSync", "MosquittoClient",
+            .product(name: "ControlProtocol", package: "RoundClock"),
+            .product(name: "_RoundClockPlatform", package: "RoundClock"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The pages and their sockets (phone, TV, editor), the routes and the server that
+        // puts the gateway together.
         .target(name: "RemoteGateway", dependencies: [
-            "MosquittoClient", "GroupSync",
+            "ClockLink", "ClockMQTT", "ConnectionAdmission", "GatewayAccess", "GroupBridges", "MosquittoClient",
             .product(name: "_RoundClockCore", package: "RoundClock"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "JSON", package: "RoundClock"),
@@ -51,20 +105,16 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The command: options, config, PIN, then the server until SIGTERM.
         .executableTarget(name: "roundclock-gateway", dependencies: [
-            "RemoteGateway", "MosquittoClient",
+            "ClockMQTT", "ConnectionAdmission", "GatewayAccess", "GroupBridges", "RemoteGateway", "MosquittoClient",
             .product(name: "_RoundClockConfig", package: "RoundClock"),
             .product(name: "_RoundClockPlatform", package: "RoundClock"),
             .product(name: "_CommandLineSupport", package: "RoundClock"),
@@ -75,7 +125,7 @@ let package = Package(
         // Unit tests, the built binary, and the end-to-end checks in Tests/e2e (Python:
         // a real clock, the gateway, headless Chromium).
         .testTarget(name: "RemoteGatewayTests", dependencies: [
-            "RemoteGateway", "roundclock-gateway", "MosquittoClient",
+            "ClockLink", "ClockMQTT", "ConnectionAdmission", "GatewayAccess", "RemoteGateway", "roundclock-gateway", "MosquittoClient",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ControlProtocol", package: "RoundClock"),
             .product(name: "_TestSupport", package: "RoundClock"),

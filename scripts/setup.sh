@@ -9,7 +9,7 @@
 # libmosquitto-dev to build, the mosquitto broker and its clients, paho-mqtt and Jinja2 for
 # mqtt_check.py; Debian 12 ships Mosquitto 2.0.11, paho-mqtt 1.6.1, Jinja2 3.1.2), with --ci
 # all of these and what the VM tests and the trixie check use (qemu, a kernel's headers,
-# busybox, mmdebstrap, rsync; for scripts/release and its checks apt-ftparchive, gpg and
+# busybox, mmdebstrap, rsync; for scripts/release and its checks apt-ftparchive, gpg, PyYAML (the workflow's check) and
 # qemu-user with binfmt for arm64), in one apt-get run: .ci/run's stages then install nothing, so
 # they can run side by side.
 # Selenium drives Debian's chromedriver by its path and never downloads a driver
@@ -23,7 +23,7 @@ gateway_packages=(systemd chromium chromium-driver fonts-dejavu-core libmosquitt
     python3-paho-mqtt python3-jinja2 python3-venv)
 vm_packages=(qemu-system-x86 busybox-static gpiod i2c-tools linux-headers-amd64 gcc make libc6-dev kmod cpio gzip
     xz-utils alsa-utils python3 python3-pip mmdebstrap e2fsprogs help2man rsync iproute2
-    apt-utils gnupg qemu-user-static binfmt-support arch-test)
+    apt-utils gnupg qemu-user-static binfmt-support arch-test python3-yaml)
 selenium=0
 case "${1:-}" in
   --test) packages+=("${test_packages[@]}") ;;

@@ -1,3 +1,4 @@
+import ClockLink
 #if canImport(Glibc)
 import Glibc
 #endif

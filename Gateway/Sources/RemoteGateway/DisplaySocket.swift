@@ -1,3 +1,5 @@
+import ClockLink
+import GatewayAccess
 import Hummingbird
 import HummingbirdWebSocket
 import Platform

@@ -1,3 +1,4 @@
+import ClockLink
 import ControlProtocol
 import JSON
 

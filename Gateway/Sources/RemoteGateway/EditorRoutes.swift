@@ -1,4 +1,6 @@
+import ClockLink
 import ControlProtocol
+import GatewayAccess
 import Hummingbird
 import JSON
 

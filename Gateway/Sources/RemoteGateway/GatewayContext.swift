@@ -1,3 +1,4 @@
+import GatewayAccess
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore

@@ -1,3 +1,8 @@
+import ClockLink
+import ClockMQTT
+import ConnectionAdmission
+import GatewayAccess
+import GroupBridges
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -98,7 +103,7 @@ public struct GatewayServer {
             if let group = settings.syncGroup {
                 let timeClient = try MQTTClient(GroupTimeBridge.connection(base: mqtt.client.connection, group: group), logger: logger)
                 let time = try GroupTimeBridge(group: group, member: mqtt.client.connection.clientID, client: timeClient, logger: logger)
-                services.append(GroupSyncService(sync: try GroupSyncBridge(group: group, client: mqtt.client, time: time, link: link, logger: logger)))
+                services.append(GroupSyncService(sync: try GroupSessionBridge(group: group, client: mqtt.client, time: time, link: link, logger: logger)))
             }
         }
         services.append(MinuteReport(logger: logger, lines: minuteLines))

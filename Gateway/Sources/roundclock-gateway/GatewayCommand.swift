@@ -1,4 +1,6 @@
 import ArgumentParser
+import ConnectionAdmission
+import GatewayAccess
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClockMQTT
 #if canImport(Glibc)
 import Glibc
 #endif

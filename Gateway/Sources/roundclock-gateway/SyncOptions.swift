@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import GroupBridges
 import Platform
 import RemoteGateway
 import RoundClockConfig
@@ -14,7 +15,7 @@ enum SyncOptions {
         guard let mqtt else {
             throw fail("\(config.file): [sync] group = \(sync.group.debugDescription) needs an [mqtt] table: the group shares its session through the broker")
         }
-        if let problem = GroupSyncBridge.memberProblem(mqtt.client.connection.clientID) {
+        if let problem = GroupSessionBridge.memberProblem(mqtt.client.connection.clientID) {
             throw fail("\(config.file): [mqtt] client_id: \(problem)")
         }
         return sync.group

@@ -1,9 +1,9 @@
 import Foundation
+@testable import GatewayAccess
 import NIOConcurrencyHelpers
 import NIOCore
 import RoundClockConfig
 import Testing
-@testable import RemoteGateway
 
 /// The PIN's back-off, the sessions and the PIN comparison, on an injected clock reading.
 @Suite struct AccessTests {

@@ -1,6 +1,6 @@
+@testable import GatewayAccess
 import NIOCore
 import Testing
-@testable import RemoteGateway
 
 /// How the limits name a client: an IP address without the port, each IPv6 address on its own
 /// (for the connection caps, its /64), IPv4-mapped as IPv4.

@@ -1,7 +1,8 @@
+@testable import ConnectionAdmission
 import Foundation
-import Testing
+@testable import GatewayAccess
 import TestSupport
-@testable import RemoteGateway
+import Testing
 
 /// The admission policy on its own: generated sequences of events from strangers, viewers and
 /// phones (seeded: the seed is printed, `ROUNDCLOCK_SEED=N` replays it) with the policy's

@@ -1,5 +1,5 @@
+@testable import GatewayAccess
 import Testing
-@testable import RemoteGateway
 
 /// Which `Host` headers name the gateway: its configured names, `<hostname>.local`,
 /// `localhost` and IP literals, with or without a port; nothing a rebinding page can use.

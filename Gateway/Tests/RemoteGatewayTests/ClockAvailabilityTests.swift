@@ -1,4 +1,4 @@
-@testable import RemoteGateway
+@testable import ClockMQTT
 import Testing
 
 /// `ClockAvailability`, the rule for `<prefix>/status`, without a broker.

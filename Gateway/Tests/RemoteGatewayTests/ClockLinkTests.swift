@@ -1,3 +1,4 @@
+@testable import ClockLink
 import ControlProtocol
 import Foundation
 import Logging
@@ -5,7 +6,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
-@testable import RemoteGateway
 
 /// The gateway's check of the clock's protocol version: each subscription asks `version`
 /// first; a clock that speaks another protocol, or does not say, gets one warning line, and

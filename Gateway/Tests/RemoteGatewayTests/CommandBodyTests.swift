@@ -1,7 +1,7 @@
+@testable import ClockLink
 import ControlProtocol
-import Testing
 import TestSupport
-@testable import RemoteGateway
+import Testing
 
 /// `POST /api/command` bodies: accepted ones become exactly one line of the socket's wire
 /// contract for the same request; everything else is refused with the contract's words.

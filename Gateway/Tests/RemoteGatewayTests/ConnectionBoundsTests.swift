@@ -1,9 +1,10 @@
+@testable import ConnectionAdmission
+@testable import GatewayAccess
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import NIOTLS
 import Testing
-@testable import RemoteGateway
 
 /// The connection table's caps and the guard's timeouts and headers, on embedded channels
 /// and an embedded event loop's virtual time.

@@ -1,3 +1,4 @@
+@testable import ClockLink
 import ControlProtocol
 #if canImport(Glibc)
 import Glibc

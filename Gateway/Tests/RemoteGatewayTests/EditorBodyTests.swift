@@ -1,8 +1,9 @@
+@testable import ClockLink
 import ControlProtocol
 import Foundation
-import Testing
-import TestSupport
 @testable import RemoteGateway
+import TestSupport
+import Testing
 
 /// The program editor's bodies (`POST /api/editor/check`, `save`, `delete`): accepted ones
 /// become exactly one socket line of their route's request; everything else is refused with

@@ -1,5 +1,5 @@
+@testable import ClockLink
 import ControlProtocol
-@testable import RemoteGateway
 import RoundClockCore
 import Testing
 

@@ -1,3 +1,5 @@
+@testable import ClockLink
+@testable import ClockMQTT
 import ControlProtocol
 import Foundation
 #if canImport(Glibc)
@@ -7,7 +9,6 @@ import Logging
 @testable import MosquittoClient
 import NIOCore
 import NIOPosix
-@testable import RemoteGateway
 import RoundClockCore
 import Synchronization
 import Testing

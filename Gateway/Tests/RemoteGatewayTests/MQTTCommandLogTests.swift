@@ -1,5 +1,5 @@
+@testable import ClockMQTT
 import Testing
-@testable import RemoteGateway
 
 /// A flood of bad `cmd` payloads is one line at once and one line a minute, not a line each.
 @Suite struct MQTTCommandLogTests {

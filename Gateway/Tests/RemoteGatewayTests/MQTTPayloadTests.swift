@@ -1,10 +1,13 @@
+@testable import ClockMQTT
+@testable import ConnectionAdmission
 import ControlProtocol
 import Foundation
+@testable import GatewayAccess
 import Logging
 import MosquittoClient
 import RemoteGateway
-import Testing
 import TestSupport
+import Testing
 
 /// The clock's MQTT topics, Home Assistant discovery payloads and the `cmd` parser.
 @Suite struct MQTTPayloadTests {

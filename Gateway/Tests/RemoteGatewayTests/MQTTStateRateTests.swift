@@ -1,8 +1,9 @@
+@testable import ClockLink
+@testable import ClockMQTT
 import ControlProtocol
 import Foundation
 import Logging
 import MosquittoClient
-@testable import RemoteGateway
 import RoundClockCore
 import Synchronization
 import Testing

@@ -1,3 +1,5 @@
+@testable import ClockLink
+@testable import ClockMQTT
 import ControlProtocol
 @testable import RemoteGateway
 import RoundClockCore

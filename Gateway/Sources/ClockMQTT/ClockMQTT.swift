@@ -1,3 +1,4 @@
+import ClockLink
 import ControlProtocol
 import Logging
 import MosquittoClient
@@ -26,7 +27,7 @@ public final class ClockMQTT: Sendable {
     /// extended with, and the availability.
     private let latest = Mutex(Published())
     struct Published {
-        var report: SessionReport?
+        package var report: SessionReport?
         var extraOption: String?
         var availability = ClockAvailability()
     }
@@ -35,7 +36,7 @@ public final class ClockMQTT: Sendable {
     private let commands: AsyncStream<[UInt8]>
     private let commandInbox: AsyncStream<[UInt8]>.Continuation
     /// The ignored and undelivered commands, for `MinuteReport`.
-    let commandLog: MQTTCommandLog
+    package let commandLog: MQTTCommandLog
 
     /// Commands waiting for the clock; more are ignored with a log line (a flood on `cmd`).
     public static let queuedCommands = 16

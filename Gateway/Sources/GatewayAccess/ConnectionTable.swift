@@ -1,3 +1,4 @@
+import ConnectionAdmission
 import NIOConcurrencyHelpers
 import NIOCore
 

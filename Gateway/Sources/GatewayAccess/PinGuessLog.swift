@@ -41,12 +41,14 @@ public final class PinGuessLog: Sendable {
 
 /// Logs a summary line once it is due even when no further attempt comes, and what is left
 /// at graceful shutdown.
-struct PinGuessLogService: Service {
+package struct PinGuessLogService: Service {
     let log: PinGuessLog
     /// How often it looks while nothing is counted.
     static let idleCheck = Duration.seconds(10)
 
-    func run() async throws {
+    package init(log: PinGuessLog) { self.log = log }
+
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let wake = log.due ?? .now + Self.idleCheck

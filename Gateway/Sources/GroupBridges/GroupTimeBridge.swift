@@ -63,14 +63,9 @@ public final class GroupTimeBridge: Sendable {
                 logger.warning("group time: message ignored, malformed: \(error)")
             }
         }
-        client.onConnect { [weak self] in
-            guard let self else { return }
-            handle(.connected)
-            Task {
-                try? await Task.sleep(for: GroupSyncBridge.settleTime)
-                self.handle(.settled(Self.readings()))
-            }
-        }
+        client.reportLinkEvents(connected: { [weak self] in self?.handle(.connected) },
+                                settled: { [weak self] in self?.handle(.settled(Self.readings())) },
+                                disconnected: { [weak self] in self?.handle(.disconnected) })
     }
 
     /// Group time at the monotonic instant `local` (ns), or `nil` with no estimate at all.
@@ -96,11 +91,7 @@ public final class GroupTimeBridge: Sendable {
         } catch {
             logger.error("group time: \(error)")
         }
-        var wasConnected = false
         while !Task.isCancelled {
-            let connected = client.isConnected
-            if wasConnected, !connected { handle(.disconnected) }
-            wasConnected = connected
             let now = Self.readings()
             handle(.tick(now))
             let due = clock.withLock { $0.nextDue } ?? .max

@@ -65,10 +65,12 @@ public struct AllowedHosts: Sendable, Hashable {
 
 /// Refuses, with 421, a request whose `Host` is not one of the gateway's names; every route
 /// and the WebSocket upgrade pass through it first.
-struct HostCheck<Context: RequestContext>: RouterMiddleware {
+package struct HostCheck<Context: RequestContext>: RouterMiddleware {
     let hosts: AllowedHosts
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package init(hosts: AllowedHosts) { self.hosts = hosts }
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let authority = request.head.authority, hosts.allows(authority) else {
             let shown = request.head.authority.map { "\"\($0)\"" } ?? "a request without Host"
             return JSONReply.failure(.misdirectedRequest,

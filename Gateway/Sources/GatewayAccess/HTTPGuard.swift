@@ -1,3 +1,4 @@
+import ConnectionAdmission
 import NIOCore
 import NIOHTTP1
 import NIOTLS

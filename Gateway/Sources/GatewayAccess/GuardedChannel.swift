@@ -9,12 +9,12 @@ import NIOHTTP1
 /// Hummingbird handles a connection only once a whole request head has arrived on it: one
 /// that ends before is counted by the table and summed up in the minute's report, where
 /// Hummingbird would log each as an error of its upgrade handler.
-struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
-    struct Value: ServerChildChannelValue {
+package struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    package struct Value: ServerChildChannelValue {
         let base: Base.Value
         /// Whether a whole request head arrived before the connection ended.
         let firstHead: EventLoopFuture<Bool>
-        var channel: any Channel { base.channel }
+        package var channel: any Channel { base.channel }
     }
 
     let base: Base
@@ -22,9 +22,16 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let tls: Bool
     let classify: @Sendable (HTTPRequestHead) -> ConnectionTable.Policy.Head
 
+    package init(base: Base, table: ConnectionTable, tls: Bool, classify: @escaping @Sendable (HTTPRequestHead) -> ConnectionTable.Policy.Head) {
+        self.base = base
+        self.table = table
+        self.tls = tls
+        self.classify = classify
+    }
+
     struct Refused: Error {}
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard let serial = table.admit(channel) else {
             channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(Refused())
@@ -47,7 +54,7 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
         }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         guard (try? await value.firstHead.get()) == true else { return }
         await base.handle(value: value.base, logger: logger)
     }

@@ -1,3 +1,4 @@
+import ConnectionAdmission
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOHTTP1

@@ -7,15 +7,17 @@ import RoundClockCore
 /// name looked up in the gateway's own config. A line naming another program, and any line
 /// after the link's unreachable line until a definition comes again (a reconnect's first line
 /// brings it), has none: an older clock sends no definition.
-struct RunningProgram: Sendable {
+package struct RunningProgram: Sendable {
     private var kept: Program?
     /// Counts the definitions that differed from the one kept: a save over the program shown
     /// changes this, not the name.
-    private(set) var changes = 0
+    package private(set) var changes = 0
+
+    package init() {}
 
     /// After `state` (`nil`: a line that is no state line, such as the unreachable line) the
     /// program that runs, or `nil` when the clock did not say.
-    mutating func update(_ state: ControlState?) -> Program? {
+    package mutating func update(_ state: ControlState?) -> Program? {
         guard let state else {
             kept = nil
             return nil
@@ -25,22 +27,6 @@ struct RunningProgram: Sendable {
             changes += 1
         }
         return kept?.name == state.program ? kept : nil
-    }
-}
-
-/// The reports of a clock link's lines for `<prefix>/state`, each from the program the clock
-/// runs as the clock defined it.
-public struct ClockReports: Sendable {
-    private var running = RunningProgram()
-
-    public init() {}
-
-    /// The report of `line`; `nil` when it is no state line (the clock is unreachable).
-    /// `realtimeNow`: CLOCK_REALTIME now, in nanoseconds.
-    public mutating func report(after line: String, realtimeNow: Int64) -> SessionReport? {
-        let state = ControlState.parse(line)
-        let program = running.update(state)
-        return state.map { SessionReport($0, program: program, realtimeNow: realtimeNow) }
     }
 }
 

@@ -5,19 +5,19 @@ import JSON
 
 /// The API's JSON answers: the clock's own lines passed through, or the gateway's
 /// `{"ok": false, "error": "…"}` in the socket's reply vocabulary.
-enum JSONReply {
-    static func failure(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
+package enum JSONReply {
+    package static func failure(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
         body(status, ControlReply.failed(message).line, headers: headers)
     }
 
-    static func body(_ status: HTTPResponse.Status, _ json: String, headers: HTTPFields = [:]) -> Response {
+    package static func body(_ status: HTTPResponse.Status, _ json: String, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: json + "\n")))
     }
 
-    static func strings(_ key: String, _ values: [String]) -> String {
+    package static func strings(_ key: String, _ values: [String]) -> String {
         JSONValue.object([JSONMember(key, .array(values.map(JSONValue.string)))]).encoded
     }
 }

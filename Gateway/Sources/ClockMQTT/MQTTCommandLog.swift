@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 /// Logs the `<prefix>/cmd` payloads the gateway ignored or could not deliver without flooding
 /// the journal: the first one after a quiet minute is one warning line at once; the rest are
 /// counted into `report`'s line, which `MinuteReport` logs at most once a minute.
-final class MQTTCommandLog: Sendable {
+package final class MQTTCommandLog: Sendable {
     private struct Pending {
         var loggedOne = false
         var more = 0
@@ -36,7 +36,7 @@ final class MQTTCommandLog: Sendable {
 
     /// The line about the payloads since the last call, or `nil`; a quiet minute makes the
     /// next payload's line come at once again.
-    @Sendable func report() -> String? {
+    @Sendable package func report() -> String? {
         pending.withLockedValue { p in
             defer { p = Pending(loggedOne: p.more > 0) }
             guard p.more > 0, let last = p.last else { return nil }

@@ -4,11 +4,16 @@ import ServiceLifecycle
 /// Logs what the gateway refused or throttled, at most one line per source a minute, so a
 /// flood from the network cannot flood the journal. Each source hands over its counts since
 /// the last call, or `nil` when there is nothing to say.
-struct MinuteReport: Service {
+package struct MinuteReport: Service {
     let logger: Logger
     let lines: [@Sendable () -> String?]
 
-    func run() async throws {
+    package init(logger: Logger, lines: [@Sendable () -> String?]) {
+        self.logger = logger
+        self.lines = lines
+    }
+
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(60)) } catch { break }
@@ -26,7 +31,7 @@ struct MinuteReport: Service {
 extension ConnectionTable {
     /// One line about the last minute's connections closed to make room, refused, timed out,
     /// or ended before a whole request head.
-    @Sendable func report() -> String? {
+    @Sendable package func report() -> String? {
         let counts = takeCounts()
         guard !counts.isEmpty else { return nil }
         var parts: [String] = []

@@ -1,3 +1,4 @@
+import ClockLink
 import ControlProtocol
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +7,6 @@ import GroupSync
 import Logging
 import MosquittoClient
 import Platform
-import RoundClockCore
 import ServiceLifecycle
 import Synchronization
 
@@ -23,7 +23,7 @@ import Synchronization
 /// has any estimate of group time, everything waits (its clock counts alone); while a round
 /// runs, the clock's anchor is moved toward where group time puts it (`SessionRemap`: slewed,
 /// or stepped forward), at instants well away from a change of the display.
-public final class GroupSyncBridge: Sendable {
+public final class GroupSessionBridge: Sendable {
     public let topic: String
     let client: MQTTClient
     let link: ClockLink
@@ -41,11 +41,6 @@ public final class GroupSyncBridge: Sendable {
     private let adopts: AsyncStream<AdoptCommand>
     private let adoptInbox: AsyncStream<AdoptCommand>.Continuation
 
-    /// After a connect, how long the broker's retained message is waited for before the
-    /// member takes the broker as holding none (it comes right after the SUBACK).
-    public static let settleTime = Duration.milliseconds(1000)
-    /// How often the connection, and the wall clock's sync state, are looked at.
-    static let pollInterval = Duration.milliseconds(100)
     /// How often the running session's mapping is looked at.
     static let remapInterval = Duration.nanoseconds(SessionRemap.interval)
     /// Waiting items while this member has no group time; beyond, the oldest clock line or
@@ -94,15 +89,9 @@ public final class GroupSyncBridge: Sendable {
             }
             inbox.yield(.input(.received(message.payload)))
         }
-        // On every connect, after the client subscribed the topic: the broker's retained
-        // message follows its SUBACK; `settled` a `settleTime` later.
-        client.onConnect { [inbox] in
-            inbox.yield(.input(.connected))
-            Task {
-                try? await Task.sleep(for: Self.settleTime)
-                inbox.yield(.input(.settled))
-            }
-        }
+        client.reportLinkEvents(connected: { [inbox] in inbox.yield(.input(.connected)) },
+                                settled: { [inbox] in inbox.yield(.input(.settled)) },
+                                disconnected: { [inbox] in inbox.yield(.input(.disconnected)) })
     }
 
     /// Why `clientID` cannot be a member id (it is one word of the group's messages).
@@ -118,7 +107,6 @@ public final class GroupSyncBridge: Sendable {
                 group.addTask { await self.runMember() }
                 group.addTask { await self.runAdopts() }
                 group.addTask { await self.watchClock() }
-                group.addTask { await self.watchBroker() }
                 group.addTask { await self.time.run() }
                 group.addTask { await self.watchTime() }
                 group.addTask { await self.remapChecks() }
@@ -308,18 +296,6 @@ public final class GroupSyncBridge: Sendable {
         }
     }
 
-    /// The client reports connects by callback (`onConnect`, above) and a lost broker only
-    /// through `isConnected`, looked at every `pollInterval`.
-    private func watchBroker() async {
-        var wasConnected = false
-        while !Task.isCancelled {
-            let connected = client.isConnected
-            if wasConnected, !connected { inbox.yield(.input(.disconnected)) }
-            wasConnected = connected
-            try? await Task.sleep(for: Self.pollInterval)
-        }
-    }
-
     /// Each change of the group time's status: the waiting items may go, and the state
     /// lines say it (`group_time`: `/api/state`, the phone page).
     private func watchTime() async {
@@ -334,13 +310,5 @@ public final class GroupSyncBridge: Sendable {
             try? await Task.sleep(for: Self.remapInterval)
             inbox.yield(.remapCheck)
         }
-    }
-}
-
-/// The group sync as a service of the gateway: runs until graceful shutdown.
-struct GroupSyncService: Service {
-    let sync: GroupSyncBridge
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await sync.run() }
     }
 }
