@@ -20,6 +20,8 @@ public final class GroupTimeBridge: Sendable {
     let logger: Logger
     private let clock: Mutex<GroupClock>
     private let changes: Mutex<[AsyncStream<GroupTimeStatus>.Continuation]> = Mutex([])
+    /// Malformed round trips and presences: a line each for the first of a minute, then a sum.
+    private let refusals = Mutex(RefusalLog())
 
     /// The loop wakes when the next ask is due, and at least this often to look at the
     /// connection and the estimate's age.
@@ -46,7 +48,9 @@ public final class GroupTimeBridge: Sendable {
                 let presence = try GroupPresence.parse(message.payload)
                 handle(.presence(member: id, presence, Self.readings()))
             } catch {
-                logger.warning("group time: presence of \(id) ignored, malformed: \(error)")
+                if refusals.withLock({ $0.refused(at: Self.monotonicNow()) }) {
+                    logger.warning("group time: presence of \(id) ignored, malformed: \(error)")
+                }
             }
         }
         try client.subscribe(GroupTimeMessage.askTopic(group: group, member: member)) { [weak self] message in
@@ -60,7 +64,9 @@ public final class GroupTimeBridge: Sendable {
                                    referenceSent: referenceSent, received: received))
                 }
             } catch {
-                logger.warning("group time: message ignored, malformed: \(error)")
+                if refusals.withLock({ $0.refused(at: received) }) {
+                    logger.warning("group time: message ignored, malformed: \(error)")
+                }
             }
         }
         client.reportLinkEvents(connected: { [weak self] in self?.handle(.connected) },
@@ -94,6 +100,9 @@ public final class GroupTimeBridge: Sendable {
         while !Task.isCancelled {
             let now = Self.readings()
             handle(.tick(now))
+            if let count = refusals.withLock({ $0.summary(at: now.local) }) {
+                logger.warning("group time: \(count) more malformed messages ignored in the last minute (the first \(RefusalLog.linesPerMinute) of a minute are logged one by one)")
+            }
             let due = clock.withLock { $0.nextDue } ?? .max
             let wait = min(max(due - Self.monotonicNow(), 1_000_000), Self.longestTick)
             try? await Task.sleep(for: .nanoseconds(wait))

@@ -11,9 +11,9 @@
 /// The reference is the present member that says it is one (the lowest id, should two say
 /// so); with none, the lowest id among the synced present members takes the role, or among
 /// all present members when none is synced. A reference that has not answered for
-/// `silenceLimit` is treated as gone until its presence changes. Every connect forgets the
-/// presences: the broker sends the retained ones again, and one emptied while this member
-/// was away is not among them.
+/// `silenceLimit`, or a member chosen that has not taken the role by then, is treated as gone
+/// until its presence changes. Every connect forgets the presences: the broker sends the
+/// retained ones again, and one emptied while this member was away is not among them.
 ///
 /// Anyone on the broker can answer an ask. An answer is used only `confirmWindow` after it
 /// arrived, and not at all when another answer to the same ask disagrees with it: then
@@ -86,11 +86,15 @@ public struct GroupClock: Sendable {
     private var settled = false
     private var settledAt: Int64 = 0
     private var present: [String: GroupPresence] = [:]
-    /// References that stopped answering, with the presence they had then: left out of
-    /// elections until they say something else.
+    /// References that stopped answering, and members chosen that never took the role, with
+    /// the presence they had then: left out of elections until they say something else.
     private var silent: [String: GroupPresence?] = [:]
     /// Since when the followed reference has been asked with no answer (local ns).
     private var heardFromReference: Int64?
+    /// The other member an election chose to take the role, and since when (local ns). One
+    /// that has not taken it within `silenceLimit` never will (a presence no gateway stands
+    /// behind): it is passed over, as a silent reference is, until its presence changes.
+    private var awaited: (member: String, since: Int64)?
     /// The member followed, or this one while it is the reference.
     public private(set) var reference: String?
     /// While this member is the reference: group time = local + epoch.
@@ -149,6 +153,7 @@ public struct GroupClock: Sendable {
             publishedPresence = nil
             present = [:]
             silent = [:]
+            awaited = nil
         case .settled(let now):
             guard connected else { return [] }
             settled = true
@@ -241,6 +246,7 @@ public struct GroupClock: Sendable {
     private mutating func elect(_ now: Readings) -> [Effect] {
         let references = present.filter { $0.value.role == .reference && silent[$0.key] == nil }.map(\.key) + (epoch != nil ? [member] : [])
         if let lowest = references.min(by: MemberID.precedes) {
+            awaited = nil
             return lowest == member ? [] : follow(lowest, now)
         }
         // Members that start together see each other's presence before one takes the role.
@@ -249,7 +255,17 @@ public struct GroupClock: Sendable {
         let heard = present.filter { silent[$0.key] == nil }
         var candidates = heard.filter { $0.value.synced }.map(\.key) + (synced ? [member] : [])
         if candidates.isEmpty { candidates = Array(heard.keys) + [member] }
-        guard candidates.min(by: MemberID.precedes) == member else { return [] }
+        if let chosen = candidates.min(by: MemberID.precedes), chosen != member {
+            guard let awaited, awaited.member == chosen else {
+                awaited = (chosen, now.local)
+                return []
+            }
+            guard now.local - awaited.since >= Self.silenceLimit else { return [] }
+            silent[chosen] = .some(present[chosen])
+            self.awaited = nil
+            return elect(now)
+        }
+        awaited = nil
         // Group time goes on from this member's estimate, or starts from its wall clock.
         let start = groupTime(atLocal: now.local) ?? now.realtime
         epoch = GroupInstant.difference(GroupInstant.clamped(start), GroupInstant.clamped(now.local))
