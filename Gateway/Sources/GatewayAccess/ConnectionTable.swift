@@ -163,11 +163,6 @@ public final class ConnectionTable: Sendable {
     /// Open viewers, in all.
     public var viewerCount: Int { state.withLockedValue { $0.policy.connections.values.count { $0.kind == .viewer } } }
 
-    /// The kind of `channel`'s connection, `nil` when it has no place.
-    public func kind(of channel: any Channel) -> Policy.Kind? {
-        state.withLockedValue { s in s.bySocket[ObjectIdentifier(channel)].flatMap { s.policy.connections[$0]?.kind } }
-    }
-
     /// The counts since the last call, and zero from now on.
     public func takeCounts() -> Counts {
         state.withLockedValue { s in

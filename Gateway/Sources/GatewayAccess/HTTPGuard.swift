@@ -29,7 +29,7 @@ final class HTTPGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var stall: Scheduled<Void>?
     private var waiting: Waiting
     private var upgraded = false
-    /// The table refused the first head: nothing more is read.
+    /// The table refused a head: nothing more is read.
     private var refused = false
 
     private enum Waiting { case handshake, head, nothing }
