@@ -139,11 +139,11 @@ public final class GroupSessionBridge: Sendable {
             for item in ready {
                 let input: GroupMember.Input
                 switch item {
-                case .input(let given): input = given
-                case .timeChanged: continue
                 case .input(.clockLost):
                     clockAnchor.withLock { $0 = nil }
                     input = .clockLost
+                case .input(let given): input = given
+                case .timeChanged: continue
                 case .remapCheck:
                     guard let wait = remapWait(machine.current) else { continue }
                     if wait > 0 {
