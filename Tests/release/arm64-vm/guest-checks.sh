@@ -38,15 +38,9 @@ modprobe i2c-dev
 [ "$WITHOUT" = i2c-stub ] || modprobe i2c-stub chip_addr=0x70,0x71,0x72
 SYS=""
 if [ "$WITHOUT" != gpio-sim ]; then
-  modprobe configfs; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-  modprobe gpio-sim
-  C=/sys/kernel/config/gpio-sim/pi-header
-  mkdir -p "$C/bank0"
-  echo 28 > "$C/bank0/num_lines"
-  for n in 17 27 22 18; do mkdir -p "$C/bank0/line$n"; echo "GPIO$n" > "$C/bank0/line$n/name"; done
-  echo 1 > "$C/live"
-  SYS=/sys/devices/platform/$(cat "$C/dev_name")/$(cat "$C/bank0/chip_name")
-  for n in 17 27 22; do echo pull-up > "$SYS/sim_gpio$n/pull"; done
+  modprobe configfs; modprobe gpio-sim
+  . "$SHARE/pi-gpio-sim.sh"
+  SYS=$(pi_gpio_sim)
 fi
 udevadm settle
 log "i2c: $(i2cdetect -l | tr '\t' ' ' | tr '\n' ';') gpio-sim: ${SYS:-none}"
