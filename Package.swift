@@ -131,6 +131,9 @@ let package = Package(
             name: "RoundClockConfig",
             dependencies: ["RoundClockCore", "BoardSpec", "Hex", "Platform", "SegmentDisplay", "Sound", "TOML"]
         ),
+        // The card's `roundclock.toml` applied at boot (`roundclock apply-card`): the clock's
+        // configuration, host name, time zone and Wi-Fi written as the system's own files.
+        .target(name: "CardSetup", dependencies: ["Platform", "RoundClockConfig", "RoundClockCore"]),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: [
             "CALSA", "JSON", "Sound", "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",
@@ -145,7 +148,7 @@ let package = Package(
             name: "roundclock",
             dependencies: [
                 "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "ControlProtocol", "JSON",
-                "Sound", "Speaker", "Voice",
+                "Sound", "Speaker", "Voice", "CardSetup",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -176,6 +179,7 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "Sound", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
+        .testTarget(name: "CardSetupTests", dependencies: ["CardSetup", "RoundClockConfig", "Platform"]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
         .testTarget(name: "SpeakerTests", dependencies: ["Speaker", "Sound", "Platform"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Sound"]),

@@ -13,12 +13,13 @@
 #                  when the package is installed).
 #
 # Installs: the binary; board files; /etc/roundclock/config.example.toml, and
-# /etc/roundclock/config.toml only if there is none yet; the unit
-# /etc/systemd/system/roundclock.service; a sysusers.d file for the system user
+# /etc/roundclock/config.toml only if there is none yet; the units
+# /etc/systemd/system/roundclock.service and roundclock-card.service (the SD card's
+# roundclock.toml at boot); a sysusers.d file for the system user
 # `roundclock` in groups i2c, gpio and audio; /etc/modules-load.d/roundclock.conf (ALSA's
 # core at boot); the man pages roundclock(1) and roundclock.toml(5);
 # README.md with docs/. It does not enable or start the
-# service: run `systemctl enable --now roundclock` afterwards.
+# service: run `systemctl enable --now roundclock roundclock-card` afterwards.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +88,16 @@ else
     chmod 0644 "$unit"
 fi
 
+# The card's roundclock.toml at boot (roundclock apply-card), enabled with the clock.
+card_unit="$destdir/etc/systemd/system/roundclock-card.service"
+if $dry; then
+    echo "+ install $here/systemd/roundclock-card.service -> $card_unit (ExecStart=$bindir/roundclock)"
+else
+    sed -e "s|/usr/local/bin/roundclock|$bindir/roundclock|g" \
+        -e "s|/usr/local/share/doc/roundclock|$docdir|g" "$here/systemd/roundclock-card.service" > "$card_unit"
+    chmod 0644 "$card_unit"
+fi
+
 sysusers="$destdir$sysusers_dir/roundclock.conf"
 if $dry; then
     echo "+ write $sysusers (user roundclock, groups i2c, gpio, audio and roundclock-remote)"
@@ -126,4 +137,4 @@ if [ -d /run/systemd/system ]; then
     run systemctl daemon-reload
 fi
 echo "installed. Next: edit /etc/roundclock/config.toml, check it with '$bindir/roundclock check-config',"
-echo "then: systemctl enable --now roundclock; journalctl -u roundclock -f"
+echo "then: systemctl enable --now roundclock roundclock-card; journalctl -u roundclock -f"

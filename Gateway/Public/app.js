@@ -71,6 +71,11 @@ function applyState(state) {
     group.textContent = describeGroup(state.group_time);
     group.classList.toggle("alone", state.group_time.state === "unsynced");
   }
+  // A setting the clock could not take: the card's roundclock.toml and what is wrong in it.
+  const notice = $("notice");
+  notice.hidden = !state.notice;
+  const noticeText = state.notice ? `Card settings not applied: ${state.notice}` : "";
+  if (notice.textContent !== noticeText) { notice.textContent = noticeText; }
   const picker = $("program");
   if (state.program && picker.value !== state.program) {
     if (![...picker.options].some((o) => o.value === state.program)) {

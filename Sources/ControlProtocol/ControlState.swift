@@ -28,6 +28,9 @@ public struct ControlState: Sendable, Hashable {
     /// (another program, or the same name saved over); `nil` on the others and on lines of a
     /// clock that does not send it (written without the member).
     public var definition: Program?
+    /// A setting the clock could not take (the card's refused `roundclock.toml`), one line
+    /// naming the file, the line and what is wrong; `nil`: none (written without the member).
+    public var notice: String?
 
     /// `{"on": true}`, or `{"on": false, "reason": "..."}` while the state directory cannot be
     /// written (the reason names the file and the errno).
@@ -63,7 +66,8 @@ public struct ControlState: Sendable, Hashable {
     }
 
     public init(state: String, phase: String, round: Int, rounds: Int, program: String, brightness: Int, panels: [Panel],
-                session: SessionShare? = nil, persistence: Persistence? = nil, definition: Program? = nil) {
+                session: SessionShare? = nil, persistence: Persistence? = nil, definition: Program? = nil,
+                notice: String? = nil) {
         self.state = state
         self.phase = phase
         self.round = round
@@ -74,6 +78,7 @@ public struct ControlState: Sendable, Hashable {
         self.session = session
         self.persistence = persistence
         self.definition = definition
+        self.notice = notice
     }
 
     public var json: JSONValue {
@@ -86,6 +91,7 @@ public struct ControlState: Sendable, Hashable {
         if let session { members.append(JSONMember("session", session.json())) }
         if let persistence { members.append(JSONMember("persistence", persistence.json)) }
         if let definition { members.append(JSONMember("definition", ProgramDefinition.json(definition))) }
+        if let notice { members.append(JSONMember("notice", .string(notice))) }
         return .object(members)
     }
 
@@ -123,7 +129,13 @@ public struct ControlState: Sendable, Hashable {
             guard let read = ProgramDefinition.parse(value, name: program) else { return nil }
             definition = read
         }
+        var notice: String?
+        if let value = value["notice"] {
+            guard let text = value.string else { return nil }
+            notice = text
+        }
         return ControlState(state: state, phase: phase, round: round, rounds: rounds, program: program, brightness: brightness,
-                            panels: panels, session: session, persistence: persistence, definition: definition)
+                            panels: panels, session: session, persistence: persistence, definition: definition,
+                            notice: notice)
     }
 }

@@ -45,7 +45,7 @@ extension SystemError {
     }
 
     /// A raw call through `retryingEINTR` that returns -1 and sets errno on failure.
-    static func check(_ subject: String, _ operation: String, _ phrasing: Phrasing,
+    package static func check(_ subject: String, _ operation: String, _ phrasing: Phrasing,
                       _ call: () -> Int32) throws(SystemError) {
         let r = retryingEINTR(call)
         guard r.result >= 0 else { throw SystemError(subject, operation, errno: Errno(rawValue: r.errno), phrasing: phrasing) }

@@ -41,6 +41,10 @@ public struct Config: Sendable, Hashable {
     public var sound = SoundSettings()
     /// `[voice]`: spoken callouts.
     public var voice = VoiceSettings()
+    /// `[system]`: host name and time zone, applied from the card at boot.
+    public var system = SystemSettings()
+    /// `[wifi]`: the network the Pi joins, applied from the card at boot; `nil` = none named.
+    public var wifi: WifiSettings?
 
     /// The default configuration file.
     public static let defaultPath = "/etc/roundclock/config.toml"

@@ -96,6 +96,12 @@ extension Config {
                 throw table.fail("group", problem)
             }
         }
+        if var table = try root.table("system") {
+            config.system = try SystemSettings.read(&table)
+        }
+        if var table = try root.table("wifi") {
+            config.wifi = try WifiSettings.read(&table)
+        }
         if var table = try root.table("resume") {
             if let allowed = try table.bool("after_reboot") { config.resumeAfterReboot = allowed }
             try table.finish()

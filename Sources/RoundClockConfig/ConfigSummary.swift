@@ -43,6 +43,14 @@ extension Config {
             lines.append("mqtt (roundclock-gateway): broker \(broker)\(mqtt.caFile == nil ? "" : " over TLS"), topics \(prefix)/…, discovery \(mqtt.discoveryPrefix)/…")
         }
         if let sync { lines.append("sync group: \(sync.group)") }
+        if system.hostname != nil || system.timezone != nil {
+            let parts = [system.hostname.map { "host name \($0)" }, system.timezone.map { "time zone \($0)" }].compactMap { $0 }
+            lines.append("system (apply-card): \(parts.joined(separator: ", "))")
+        }
+        if let wifi {
+            let key = wifi.passphrase == nil ? "no passphrase on the card" : "passphrase given"
+            lines.append("wifi (apply-card): \"\(wifi.ssid)\", \(key)\(wifi.country.map { ", country \($0)" } ?? "")\(wifi.hidden ? ", hidden" : "")")
+        }
         return lines.joined(separator: "\n")
     }
 

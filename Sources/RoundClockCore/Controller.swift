@@ -68,6 +68,11 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     var classStartsArmed = false
     /// Last button edge or command: the start of the idle time.
     var lastActivity: Instant?
+    /// A setting the clock could not take, shown on the ready panels until `noticeSeen`.
+    public var setupNotice: SetupNotice?
+    /// Whether a button or command has come since the clock started: the notice gives the
+    /// panels back.
+    public internal(set) var noticeSeen = false
     var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
     /// MODE went down while running or paused: held, it skips; released early in an AMRAP
@@ -101,6 +106,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         var out = advance(to: event.at)
         let at = max(event.at, processedUntil ?? event.at)
         lastActivity = at
+        noticeSeen = true
         var tracker = trackers[event.button] ?? ButtonTracker()
         switch event.edge {
         case .release:
@@ -192,6 +198,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         }
         if changed {
             lastActivity = now
+            noticeSeen = true
             let logged: Action = action == .start ? (state == .paused ? .resume : state == .finished ? .restart : .start) : action
             out.append(.action(logged, at: now))
             if endsPhase, state == .paused { out += signalsOfPausedSkip(at: now) }
@@ -417,6 +424,9 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
             change = now.advanced(by: wallTime.duration(to: clock.next))
         }
         face.brightness = brightness.level(at: wallTime)
+        if let setupNotice, !noticeSeen, snapshot?.state == .ready {
+            face = setupNotice.face(brightness: face.brightness, widths: panelWidths)
+        }
         if let switchAt = brightness.nextSwitch(after: wallTime) {
             change = earliest(change, now.advanced(by: wallTime.duration(to: switchAt)))
         }

@@ -26,9 +26,7 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         do {
             let config = try Config.load(path)
-            let board = try config.loadBoard()
-            try Self.checkSpeaker(config)
-            if config.voice.enabled { _ = try VoiceSetup.voice(config.voice, file: config.file) }
+            let board = try Self.check(config, devices: true)
             var lines = config.summary(board: board).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let resume = lines.firstIndex { $0.hasPrefix("on shutdown: ") }.map { $0 + 1 } ?? lines.endIndex
             lines.insert(Self.stateLine(StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory), at: resume)
@@ -37,6 +35,15 @@ struct CheckConfig: ParsableCommand {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
         }
+    }
+
+    /// What the checker asks beyond the file itself: the board file, the voice and, with
+    /// `devices`, the speaker (`apply-card` checks at boot, before the sound card is there).
+    static func check(_ config: Config, devices: Bool) throws(ConfigError) -> Board {
+        let board = try config.loadBoard()
+        if devices { try checkSpeaker(config) }
+        if config.voice.enabled { _ = try VoiceSetup.voice(config.voice, file: config.file) }
+        return board
     }
 
     /// With `[sound] enabled`: the device opens as the speaker opens it (one in use by the

@@ -51,6 +51,9 @@ struct ClockAssembly<Waiter: LoopWaiter> {
     /// Start the session at `start` (`simulate` without `--ready`); its `start` action and the
     /// signals due then are reported with the loop's first turn, as for a START press at t = 0.
     var autostart = false
+    /// A setting the clock could not take (the card's refused file): on the ready panels
+    /// until the first press.
+    var notice: SetupNotice? = nil
     /// Where each display event of the start-up (a panel that did not answer) is told.
     var reportStartupEvent: @Sendable (DisplayEvent) -> Void
 
@@ -112,6 +115,7 @@ struct ClockAssembly<Waiter: LoopWaiter> {
             idleClockAfter: config.idleClockAfter)
         controller.classStarts = config.classStarts
         controller.panelWidths = board.panelWidths
+        controller.setupNotice = notice
         guard let saver, let persistence else { return controller }
         // `now` is read inside restore, next to its CLOCK_BOOTTIME reading: `start` lies
         // before the devices were opened and initialised (tens of ms on a slow machine),

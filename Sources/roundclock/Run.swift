@@ -61,6 +61,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Listen for remote commands on this Unix socket (default under systemd: $RUNTIME_DIRECTORY/control.sock; else none).")
     var control: String?
 
+    @Option(help: "The card's refusal, written by apply-card: shown on the ready panels and the phone page (default: /run/roundclock-card/error; with --simulate: none unless given).")
+    var cardError: String?
+
     /// `--brightness`: digits only (no sign, unlike `Int("+5")`), 0 to 15.
     static func brightnessLevel(_ text: String) throws -> Int {
         guard let level = WholeNumber.parse(text, atMost: 15) else { throw ValidationError("allowed are 0 to 15, digits only") }
@@ -153,7 +156,8 @@ struct Run: AsyncParsableCommand {
                                         logger: logger)
         // Saved programs are checked and written on the worker, then join MODE's catalog in the loop.
         setup.library.attach(worker: worker) { programs in inbox.post(.catalog(Presets.cycle + programs, at: clock.now)) }
-        let controlState = control.map { ControlStateObserver(hub: $0.hub) }
+        if let notice = setup.notice { logger.warning("the card's settings were not taken: \(notice.message)") }
+        let controlState = control.map { ControlStateObserver(hub: $0.hub, notice: setup.notice?.message) }
         if let controlState { members.append(controlState) }
         let heartbeat = LoopHeartbeat<C.Instant>()
         var events: [any LoopObserver<C.Instant>] = [heartbeat]
@@ -173,7 +177,7 @@ struct Run: AsyncParsableCommand {
             persistence: setup.stateDirectory.map {
                 .init(directory: $0, programGiven: setup.programGiven, logger: logger, report: { controlState?.persistence($0) })
             },
-            worker: worker,
+            worker: worker, notice: setup.notice,
             reportStartupEvent: { logger.error("\($0)") })
         let assembled = await assembly.assemble(board, devices: devices, readBack: readBack)
         let (renderLoop, persistence) = (assembled.loop, assembled.persistence)

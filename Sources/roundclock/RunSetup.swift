@@ -31,6 +31,8 @@ extension Run {
         var sounds: SpeakerSetup.Sounds?
         /// The programs saved from the editor (in `stateDirectory`), already among `config`'s.
         var library: ProgramLibrary
+        /// The card's refused `roundclock.toml` (`--card-error`), shown on the panels and the page.
+        var notice: SetupNotice?
     }
 
     func setup() throws -> Setup {
@@ -86,7 +88,7 @@ extension Run {
                          until: end, presses: presses, startWall: startWall,
                          stateDirectory: stateDirectory(),
                          recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) },
-                         library: library)
+                         library: library, notice: cardNotice())
         } catch let error as ConfigError {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
@@ -102,6 +104,16 @@ extension Run {
     private func stateDirectory() -> String? {
         guard let directory = stateDir ?? (simulate ? nil : StateStore.defaultDirectory()) else { return nil }
         return StateStore(directory: directory).directory
+    }
+
+    /// The first line of `--card-error` (default /run/roundclock-card/error outside a
+    /// simulation), which `apply-card` writes when it refuses the card's file; `nil` when
+    /// there is none or it is empty.
+    private func cardNotice() -> SetupNotice? {
+        guard let path = cardError ?? (simulate ? nil : ApplyCard.defaultErrorFile),
+              let text = try? SmallFiles.readText(path, limit: 4096) else { return nil }
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        return line.trimmed.isEmpty ? nil : SetupNotice(message: line)
     }
 
     /// Without `--until`, a virtual run ends the program's length plus 1 s after the last

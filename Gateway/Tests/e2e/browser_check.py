@@ -7,7 +7,8 @@ Checks: the page asks for the PIN; a wrong PIN is refused on the page and change
 the right PIN shows the remote with the config's programs; START makes the page's time
 count down live and the emulated chip's RAM (frames file) change; STOP pauses; −10 s,
 +10 s and BACK change the round's time on the clock; prep is "prep" on the status line; the clock
-going away shows "clock unreachable" and the page comes back by itself when it returns.
+going away shows "clock unreachable" and the page comes back by itself when it returns; a card
+file the clock refused (`--card-error`) is on the page and on the ready panels (ERR, the line, CARD).
 Keeps the README's picture (boxing, round 3 running) at $ARTIFACTS/phone.png (default
 <repo>/.build-artifacts; scripts/screenshots copies it to docs/images/).
 
@@ -15,7 +16,9 @@ Keeps the README's picture (boxing, round 3 running) at $ARTIFACTS/phone.png (de
 """
 import base64
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 from selenium import webdriver
@@ -159,7 +162,42 @@ def live_edits(driver):
     wait_for(lambda: not driver.find_element(By.ID, "back").is_enabled(), what="the edit buttons off once ready")
 
 
+def card_notice():
+    """A card file the clock refused: ERR, its line and CARD on the ready panels, the error
+    on the page; the first tap gives the panels back, the page keeps the error."""
+    error = "/boot/firmware/roundclock.toml: line 7, column 1: not valid TOML: expected a key"
+    folder = tempfile.mkdtemp(prefix="rc-card-")
+    path = os.path.join(folder, "error")
+    with open(path, "w") as f:
+        f.write(error + "\n")
+    with Rig(clock_args=["--card-error", path]) as rig:
+        driver = browser()
+        try:
+            driver.get(rig.origin + "/")
+            wait_for(lambda: driver.find_element(By.ID, "pin").is_displayed(), what="the PIN form")
+            driver.find_element(By.ID, "pin").send_keys(PIN)
+            driver.find_element(By.ID, "unlock").click()
+            wait_for(lambda: driver.find_element(By.ID, "notice").is_displayed(), what="the card's error on the page")
+            shown = text(driver, "notice")
+            assert shown == "Card settings not applied: " + error, shown
+            wait_for(lambda: (panel(driver, "phase") or "").strip() == "CARD", what="CARD on the phase panel")
+            panels = tuple((panel(driver, name) or "").strip() for name in ("time", "round", "phase"))
+            assert panels == ("ERR", "7", "CARD"), panels
+            chip = {f["panel"]: f["text"] for f in rig.frame_lines() if "panel" in f}
+            assert chip.get("time", "").strip() == "ERR" and chip.get("phase") == "CARD", chip
+            driver.find_element(By.ID, "start").click()
+            wait_for(lambda: "running" in text(driver, "status"), what="running after START")
+            wait_for(lambda: (panel(driver, "phase") or "").strip() != "CARD", what="the program back on the panels")
+            assert driver.find_element(By.ID, "notice").is_displayed(), "the page keeps the card's error"
+            print(f"ok: card refused: panels {panels}, page {shown!r}; after START the panels show",
+                  repr(panel(driver, "time")), "and the page keeps the error")
+        finally:
+            driver.quit()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def main():
+    card_notice()
     with Rig() as rig:
         driver = browser()
         try:

@@ -107,8 +107,13 @@ public final class ControlStateObserver: DisplayObserver {
         var status: Status?
     }
     private let last = Mutex(Last())
+    /// On every state: the setting the clock could not take (`SetupNotice`), if any.
+    private let notice: String?
 
-    public init(hub: ControlHub) { self.hub = hub }
+    public init(hub: ControlHub, notice: String? = nil) {
+        self.hub = hub
+        self.notice = notice
+    }
 
     /// The session as shared from now on, and its program (the render loop, before its
     /// turn's commit).
@@ -128,7 +133,7 @@ public final class ControlStateObserver: DisplayObserver {
     public func persistence(_ persistence: ControlState.Persistence) {
         let changed = last.withLock { last -> ControlState? in
             last.persistence = persistence
-            return last.state == nil ? nil : Self.state(&last, brightness: nil)
+            return last.state == nil ? nil : state(&last, brightness: nil)
         }
         if let changed { hub.publish(changed) }
     }
@@ -140,25 +145,25 @@ public final class ControlStateObserver: DisplayObserver {
                 last.texts[panel.role] = panel.text
             }
             last.status = status
-            return Self.state(&last, brightness: panels.first.map { Int($0.brightness) })
+            return state(&last, brightness: panels.first.map { Int($0.brightness) })
         }
         if let changed { hub.publish(changed) }
     }
 
     public func occurred(_ occurrence: LoopOccurrence, at t: Duration) {
         guard case .action(let action) = occurrence else { return }
-        if let changed = last.withLock({ $0.state == nil ? nil : Self.state(&$0, brightness: nil) }) { hub.publish(changed) }
+        if let changed = last.withLock({ $0.state == nil ? nil : state(&$0, brightness: nil) }) { hub.publish(changed) }
         if case .adopt = action { hub.adoptApplied() }
     }
 
     /// The state from `last`, if it differs from the one published last (then it is that one now).
-    private static func state(_ last: inout Last, brightness: Int?) -> ControlState? {
+    private func state(_ last: inout Last, brightness: Int?) -> ControlState? {
         guard let status = last.status else { return nil }
         let state = ControlState(
             state: status.state.rawValue, phase: status.phase.rawValue, round: status.round, rounds: status.rounds,
             program: status.program, brightness: brightness ?? last.state?.brightness ?? 0,
             panels: last.order.map { ControlState.Panel(role: $0.rawValue, text: last.texts[$0] ?? "") }, session: last.session,
-            persistence: last.persistence)
+            persistence: last.persistence, notice: notice)
         guard state != last.state || last.programChanged else { return nil }
         last.state = state
         guard last.programChanged else { return state }
