@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "Sound", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
-        .testTarget(name: "CardSetupTests", dependencies: ["CardSetup", "RoundClockConfig", "Platform"]),
+        .testTarget(name: "CardSetupTests", dependencies: ["CardSetup", "RoundClockConfig"]),
         .testTarget(name: "SoundTests", dependencies: ["Sound", "TestSupport"]),
         .testTarget(name: "SpeakerTests", dependencies: ["Speaker", "Sound", "Platform"]),
         .testTarget(name: "VoiceTests", dependencies: ["Voice", "Sound"]),

@@ -79,14 +79,16 @@ public struct CardApplier {
             return .unchanged(file: file)
         }
         let config: Config
+        let written = withBoardKept(kept)
         do throws(ConfigError) {
             config = try check(text, file)
             try checkSystem(config, file: file)
+            if written != kept { _ = try check(written, file) }
         } catch {
             return .refused(error)
         }
         do throws(SystemError) {
-            let changes = try write(config, text: kept, removingPassphrase: kept != text, file: file, log: &log)
+            let changes = try write(config, text: kept, configText: written, removingPassphrase: kept != text, file: file, log: &log)
             return .applied(file: file, changes: changes)
         } catch {
             failures.append("\(file): could not apply it: \(error); run again at the next boot")
@@ -109,18 +111,18 @@ public struct CardApplier {
         if let zone = config.system.timezone, !system.isFile("/usr/share/zoneinfo/\(zone)") {
             throw ConfigError(file: file, location: "system.timezone", message: "\"\(zone)\" is not in this system's time zone database; use a name such as \"Europe/Berlin\" or \"UTC\"")
         }
-        let cardDirectory = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        let cardDirectory = SystemFiles.directory(of: file)
         if case .file(let board) = config.board, board.hasPrefix(cardDirectory + "/"), !board.hasPrefix("/usr/") {
             throw ConfigError(file: file, location: "board", message: "a board path on the card is not kept; use an installed board such as \"/usr/share/roundclock/boards/pi4.toml\"")
         }
     }
 
     /// Writes each setting, then removes the passphrase from the card, then records the file.
-    private func write(_ config: Config, text: String, removingPassphrase: Bool, file: String,
+    private func write(_ config: Config, text: String, configText: String, removingPassphrase: Bool, file: String,
                        log: inout [String]) throws(SystemError) -> [String] {
         var changes: [String] = []
-        try system.write(text, to: configPath)
-        changes.append("clock settings to \(configPath)")
+        try system.write(configText, to: configPath)
+        changes.append("clock settings to \(configPath)" + (configText == text ? "" : " (its board kept)"))
         if let name = config.system.hostname {
             try system.setHostname(name)
             changes.append("host name \(name)")
@@ -145,6 +147,16 @@ public struct CardApplier {
         return changes
     }
 
+    /// The card's text, with the board of the configuration it replaces when it names none:
+    /// the image's configuration names the Pi's board, and a card need not.
+    private func withBoardKept(_ text: String) -> String {
+        guard !CardText.setsTopLevelKey("board", in: text), let current = system.read(configPath, limit: 1 << 20),
+              let config = try? Config.parse(current, file: system.path(configPath)),
+              case .file(let board) = config.board, board.hasPrefix("/"),
+              !board.contains(where: { $0 == "\"" || $0 == "\\" || $0.isNewline }) else { return text }
+        return "board = \"\(board)\"  # kept from the configuration the card's file replaced\n" + text
+    }
+
     /// The NetworkManager profile and the radio's country; a card without the passphrase
     /// keeps the one of the same network applied before.
     private func writeWifi(_ wifi: WifiSettings) throws(SystemError) -> String {
@@ -162,7 +174,7 @@ public struct CardApplier {
     }
 
     private func rewriteCard(_ file: String, with text: String) throws(SystemError) {
-        let directory = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        let directory = SystemFiles.directory(of: file)
         try DurableFiles.writeAtomically(text, path: file, temp: directory + "/roundclock.tmp", directory: directory)
     }
 
@@ -182,7 +194,7 @@ public struct CardApplier {
     }
 
     private func writeError(_ message: String) throws(SystemError) {
-        let directory = String(errorFile[..<(errorFile.lastIndex(of: "/") ?? errorFile.startIndex)])
+        let directory = SystemFiles.directory(of: errorFile)
         try DurableFiles.prepareDirectory(directory)
         try DurableFiles.writeAtomically(message + "\n", path: errorFile, temp: errorFile + ".new", directory: directory)
     }

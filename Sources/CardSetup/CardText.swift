@@ -49,6 +49,16 @@ public enum CardText {
         return removed ? lines.joined(separator: "\n") : nil
     }
 
+    /// Whether the text sets `key` at the top level (before its first table).
+    public static func setsTopLevelKey(_ key: String, in text: String) -> Bool {
+        for line in text.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.hasPrefix("[") { return false }
+            if assignedKey(trimmed) == key { return true }
+        }
+        return false
+    }
+
     /// `wifi` from `[wifi]` or `[ wifi ] # comment`; `nil` for an array of tables or a quoted name.
     private static func header(_ line: Substring) -> String? {
         guard !line.hasPrefix("[["), let close = line.firstIndex(of: "]") else { return nil }

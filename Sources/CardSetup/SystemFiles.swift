@@ -12,6 +12,12 @@ public struct SystemFiles: Sendable {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
     }
 
+    /// The directory `path` is in: `.` for a bare name.
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// `root` joined with an absolute path.
     public func path(_ absolute: String) -> String { root + absolute }
 
@@ -26,7 +32,7 @@ public struct SystemFiles: Sendable {
     /// Writes `text` to `absolute` (its directory made), mode `permissions`.
     public func write(_ text: String, to absolute: String, permissions: mode_t = 0o644) throws(SystemError) {
         let target = path(absolute)
-        let directory = String(target[..<(target.lastIndex(of: "/") ?? target.startIndex)])
+        let directory = Self.directory(of: target)
         try DurableFiles.prepareDirectory(directory)
         try DurableFiles.writeAtomically(text, path: target, temp: target + ".roundclock-new", directory: directory,
                                          permissions: permissions)
@@ -36,7 +42,7 @@ public struct SystemFiles: Sendable {
     public func link(_ absolute: String, to destination: String) throws(SystemError) {
         let target = path(absolute)
         let temp = target + ".roundclock-new"
-        let directory = String(target[..<(target.lastIndex(of: "/") ?? target.startIndex)])
+        let directory = Self.directory(of: target)
         unlink(temp)
         try SystemError.check(temp, "symlink", .operationFirst) { symlink(destination, temp) }
         try DurableFiles.rename(temp, to: target)

@@ -44,6 +44,25 @@ import Testing
         #expect(second.stdout == "apply-card: \(card.card)/roundclock.toml.txt: applied before and unchanged: nothing to apply\n")
     }
 
+    /// The commented example the image puts on the card passes as it is, and its owner's
+    /// edit (the PIN, a name, the Wi-Fi uncommented) is applied.
+    @Test func theImagesExampleCardPassesAndApplies() async throws {
+        let example = CheckConfigTests.repository.appendingPathComponent("image/roundclock.toml").path
+        let check = try await CLIRun.run(["check-config", example])
+        #expect(check.status == 0, "\(check.stderr)")
+        let card = try Card()
+        defer { try? FileManager.default.removeItem(atPath: card.base) }
+        let edited = try String(contentsOfFile: example, encoding: .utf8)
+            .replacingOccurrences(of: "# pin = ", with: "pin = ").replacingOccurrences(of: "# hostname = ", with: "hostname = ")
+            .replacingOccurrences(of: "# [wifi]", with: "[wifi]").replacingOccurrences(of: "# ssid = ", with: "ssid = ")
+            .replacingOccurrences(of: "# passphrase = ", with: "passphrase = ")
+        try edited.write(toFile: card.card + "/roundclock.toml", atomically: true, encoding: .utf8)
+        let run = try await CLIRun.run(card.arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("host name ring-1; Wi-Fi \"GymFloor\"; Wi-Fi passphrase removed from the card"), "\(run.stdout)")
+        #expect(card.read(card.root + "/etc/roundclock/config.toml")?.contains("pin = \"482913\"") == true)
+    }
+
     @Test func aRefusedCardExits78WithOneLineAndLeavesItForTheClock() async throws {
         let card = try Card()
         defer { try? FileManager.default.removeItem(atPath: card.base) }

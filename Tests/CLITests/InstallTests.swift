@@ -31,6 +31,7 @@ func runScript(_ relativePath: String, _ arguments: [String], environment: [Stri
             "etc/modules-load.d/roundclock.conf",
             "etc/roundclock/config.example.toml",
             "etc/roundclock/config.toml",
+            "etc/systemd/system/roundclock-card.service",
             "etc/systemd/system/roundclock.service",
             "etc/sysusers.d/roundclock.conf",
             "usr/local/bin/roundclock",

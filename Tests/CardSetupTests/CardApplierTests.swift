@@ -164,6 +164,24 @@ struct CardBench {
         #expect(bench.system("/etc/hostname") == "roundclock-ee42\n")
     }
 
+    @Test func aCardWithoutABoardKeepsTheImagesBoard() throws {
+        let bench = try CardBench()
+        defer { bench.remove() }
+        try FileManager.default.createDirectory(atPath: bench.root + "/etc/roundclock", withIntermediateDirectories: true)
+        try "board = \"/usr/share/roundclock/boards/pi4.toml\"\nprogram = \"boxing\"\n"
+            .write(toFile: bench.root + "/etc/roundclock/config.toml", atomically: true, encoding: .utf8)
+        try bench.put("program = \"tabata\"\n[remote]\npin = \"4821\"\n")
+        let run = bench.applier().run()
+        guard case .applied(_, let changes) = run.outcome else { Issue.record("\(run)"); return }
+        #expect(changes.first == "clock settings to /etc/roundclock/config.toml (its board kept)")
+        let written = try Config.parse(try #require(bench.system("/etc/roundclock/config.toml")), file: "config")
+        #expect(written.board == .file("/usr/share/roundclock/boards/pi4.toml") && written.program.name == "tabata")
+        // A card naming its board keeps its own.
+        try bench.put("board = \"simulator\"\nprogram = \"emom\"\n")
+        _ = bench.applier().run()
+        #expect(bench.system("/etc/roundclock/config.toml") == "board = \"simulator\"\nprogram = \"emom\"\n")
+    }
+
     @Test func withoutASerialTheMachineIDNamesIt() throws {
         let bench = try CardBench()
         defer { bench.remove() }

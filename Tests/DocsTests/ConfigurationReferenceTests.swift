@@ -44,6 +44,9 @@ enum ParserKeys {
 
         [sync]
         group = "ring1"
+        [system]
+        [wifi]
+        ssid = "GymFloor"
         """
 
     /// Every table of a board file once, a layout in each font.

@@ -43,11 +43,14 @@ enum DoctestRunner {
 /// A TOML example through `roundclock check-config`: marked `board`, as the board file a
 /// config names (check-config loads and checks that board, layouts and panels included);
 /// `invalid`, it must fail with 78 (EX_CONFIG); `speaker`, it may fail only on its sound
-/// device or mixer, which this machine may not have.
+/// device or mixer, which this machine may not have. The packages' boards,
+/// `/usr/share/roundclock/boards/NAME.toml`, are read from the checkout's `boards/`.
 enum TOMLBlockCheck {
     static let marks: Set<String> = ["board", "invalid", "speaker"]
 
     static func run(_ text: String, marks: Set<String>, where place: String, info: String, in scratch: DocsScratch) async throws {
+        let text = text.replacingOccurrences(of: "\"/usr/share/roundclock/boards/",
+                                             with: "\"" + DocsRepo.root.appendingPathComponent("boards").path + "/")
         let tag = place.replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: ":", with: "-line")
         let name = "example-\(tag).toml"
         if marks.contains("board") {
