@@ -5,8 +5,9 @@
 # roundclock-gateway_*.deb and drives the phone page in headless Chromium on the host through
 # a hostfwd port (checks 10 and 11); check 12: both packages' man pages render; check 13: the
 # service plays its signals into ALSA's loopback card (snd-aloop), each sound's onset timed
-# against its display change by roundclock-bench sound-onsets in the guest.
-# See README.md here.
+# against its display change by roundclock-bench sound-onsets in the guest; check 14: the card's
+# roundclock.toml under the package's roundclock-card.service, refused (on the panels) and
+# applied. See README.md here.
 #
 # usage: Tests/system-vm/run-system-vm.sh [--deb FILE --upgrade-deb FILE] [--gateway-deb FILE]
 #                                         [--bench FILE]
@@ -21,8 +22,8 @@
 # Environment: VM_CACHE (default <repo>/.build-vm), VM_TIMEOUT (seconds, default 1500),
 #   VM_SMP, VM_MEM, ACCEL (as Tests/kernel-vm/boot-vm.sh), VM_NO_INSTALL=1 (never apt-get
 #   install on the host).
-# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-13, then "system-vm: N passed, M failed,
-# K missing". Exit status 0 only if all thirteen passed.
+# Output: "PASS|FAIL|MISSING <n> <text>" per check 1-14, then "system-vm: N passed, M failed,
+# K missing". Exit status 0 only if all fourteen passed.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +51,7 @@ CACHE=$(cd "$CACHE" && pwd)
 LOGS=$CACHE/logs
 SVM=$CACHE/system-vm
 
-CHECKS=13
+CHECKS=14
 VM_LABEL=system-vm PREP_FAILED_SUMMARY="system-vm: 0 passed, 1 failed, $CHECKS missing"
 . "$KVM_DIR/host-lib.sh"
 
@@ -179,7 +180,7 @@ SHARE=$SVM/share
 rm -rf "$SHARE"; mkdir -p "$SHARE"
 cp "$DEB" "$UPGRADE_DEB" "$GATEWAY_DEB" "$SHARE/"
 cp "$HERE/guest/system-checks.sh" "$HERE/guest/sandbox-probe.sh" "$HERE/guest/gateway-checks.sh" \
-   "$HERE/guest/sound-checks.sh" "$SHARE/"
+   "$HERE/guest/sound-checks.sh" "$HERE/guest/card-checks.sh" "$SHARE/"
 # roundclock-bench with the libraries it finds outside the system's directories (a debug
 # build's Swift runtime, in the toolchain); the guest's Debian 12 has the others
 mkdir -p "$SHARE/bench/lib"
@@ -208,6 +209,13 @@ BIN=$SVM/unpacked.tmp/usr/bin/roundclock
 sed -n 's/^{"t": \([0-9]*\)\.\([0-9]*\), "panel": "\([a-z]*\)", "text": "\([^"]*\)".*"state": "\([a-z]*\)", "ram": "\([0-9a-f]*\)".*/\1\2|\3|\4|\5|\6/p' \
   "$SHARE/sim.jsonl" > "$SHARE/pictures.txt"
 [ -s "$SHARE/pictures.txt" ] || die "no pictures parsed from $SHARE/sim.jsonl"
+# check 14's refused card: the ready panels' picture of a refusal naming line 3, "panel ram"
+echo "/boot/firmware/roundclock.toml: line 3, column 1: not valid TOML" > "$SVM/card-error"
+"$BIN" run --simulate --virtual --until 1 --card-error "$SVM/card-error" --frames "$SHARE/card.jsonl" \
+  > "$LOGS/system-vm-card.out" 2>&1 || { cat "$LOGS/system-vm-card.out" >&2; die "roundclock run --card-error failed"; }
+sed -n 's/^{"t": 0\.000, "panel": "\([a-z]*\)", "text": "[^"]*".*"ram": "\([0-9a-f]*\)".*/\1 \2/p' "$SHARE/card.jsonl" \
+  > "$SHARE/card-pictures.txt"
+[ "$(wc -l < "$SHARE/card-pictures.txt")" = 3 ] || die "no card pictures parsed from $SHARE/card.jsonl"
 rm -rf "$SVM/unpacked.tmp"
 
 # ---- boot (and the guest's own reboot) ----------------------------------------------------

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The service's nine checks, the phone remote's two (10 and 11) and the man pages' one
-# (gateway-checks.sh), and the speaker's (13, sound-checks.sh), run by vm-checks.service
+# (gateway-checks.sh), the speaker's (13, sound-checks.sh) and the card's (14,
+# card-checks.sh), run by vm-checks.service
 # inside the system VM, as root, under the VM's own systemd. Boot 1: install, checks 1-8 up
 # to the reboot; boot 2: the rest of 8, then 9, 10, 11, 12 and 13. Each check writes
 # "PASS n text" or "FAIL n text" to /mnt/share/results; the details go to
@@ -289,7 +290,8 @@ if [ "$PHASE" = 2 ]; then
   apt-get purge -y roundclock >> "$DETAILS" 2>&1; purge_rc=$?
   left=""
   for f in /usr/bin/roundclock /usr/lib/systemd/system/roundclock.service /etc/systemd/system/multi-user.target.wants/roundclock.service \
-           /etc/roundclock /var/lib/roundclock /usr/share/roundclock /usr/lib/sysusers.d/roundclock.conf /usr/lib/udev/rules.d/60-roundclock.rules; do
+           /etc/roundclock /var/lib/roundclock /usr/share/roundclock /usr/lib/sysusers.d/roundclock.conf /usr/lib/udev/rules.d/60-roundclock.rules \
+           /usr/lib/systemd/system/roundclock-card.service /var/lib/roundclock-card; do
     [ -e "$f" ] && left="$left $f"
   done
   unit=$(systemctl list-unit-files "$U" --no-legend 2>&1 | grep -c roundclock)
@@ -307,6 +309,8 @@ if [ "$PHASE" = 2 ]; then
   . "$SHARE/gateway-checks.sh"
   # ---- 13. the speaker: the service plays into ALSA's loopback card (sound-checks.sh)
   . "$SHARE/sound-checks.sh"
+  # ---- 14. the card's roundclock.toml: refused and shown, then applied (card-checks.sh)
+  . "$SHARE/card-checks.sh"
   echo 9 > "$PHASE_FILE"
 fi
 finish
