@@ -55,6 +55,7 @@ AVM=$CACHE/apt-repo-vm
 CHECKS=6
 VM_LABEL=apt-repo-vm PREP_FAILED_SUMMARY="apt-repo-vm: 0 passed, $CHECKS failed"
 . "$KVM_DIR/host-lib.sh"
+. "$HERE/vm-lib.sh"
 
 # ---- host packages -------------------------------------------------------------------------
 stage install
@@ -100,36 +101,19 @@ fi
 echo "root filesystem $(basename "$IMAGE") ($(du -h "$IMAGE" | cut -f1) used of 1G)"
 
 # ---- initramfs: the system VM's, which mounts /dev/vda and hands over to systemd ------------
-stage initramfs
-. "$SVM_DIR/initramfs.sh"
-system_vm_initramfs "$AVM"
-if [ $PREPARE_ONLY = 1 ]; then
-  stage done
-  SUMMARY_DONE=1
-  echo "apt-repo-vm: prepared (kernel $KV, root filesystem, initramfs):$TIMINGS total $(( $(date +%s) - START ))s"
-  exit 0
-fi
+vm_initramfs "$AVM" apt-repo-vm
 
 # ---- the packages ---------------------------------------------------------------------------
 stage packages
-one() { local f; f=$(ls "$1"/$2 2>/dev/null | sort -V | tail -1); [ -n "$f" ] || die "no $2 in $1"; echo "$f"; }
-CLOCK_DEB=$(one "$DEBS" 'roundclock_*_amd64.deb')
-GATEWAY_DEB=$(one "$DEBS" 'roundclock-gateway_*_amd64.deb')
-UPGRADE_DEB=$(one "$UPGRADE_DEBS" 'roundclock_*_amd64.deb')
+CLOCK_DEB=$(vm_one_deb "$DEBS" 'roundclock_*_amd64.deb')
+GATEWAY_DEB=$(vm_one_deb "$DEBS" 'roundclock-gateway_*_amd64.deb')
+UPGRADE_DEB=$(vm_one_deb "$UPGRADE_DEBS" 'roundclock_*_amd64.deb')
 RELEASE_DEBS=("$DEBS"/roundclock*.deb)
 VERSION=$(dpkg-deb -f "$CLOCK_DEB" Version) UPGRADE_VERSION=$(dpkg-deb -f "$UPGRADE_DEB" Version)
 GATEWAY_VERSION=$(dpkg-deb -f "$GATEWAY_DEB" Version)
 dpkg --compare-versions "$UPGRADE_VERSION" gt "$VERSION" || die "$UPGRADE_DEB ($UPGRADE_VERSION) is not newer than $CLOCK_DEB ($VERSION)"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/apt-repo-vm.XXXXXX")
-HTTPD=""
-cleanup() {
-  if [ -n "$HTTPD" ]; then kill "$HTTPD" 2>/dev/null || true; fi
-  for home in "$WORK"/gnupg-*; do
-    if [ -d "$home" ]; then GNUPGHOME=$home gpgconf --kill all 2>/dev/null || true; fi
-  done
-  rm -rf "$WORK"
-}
-trap 'rc=$?; cleanup; (exit $rc); on_exit' EXIT
+trap 'rc=$?; vm_stop_serving; rm -rf "$WORK"; (exit $rc); on_exit' EXIT
 # the gateway's upgrade: the one in --upgrade-debs, else the release's own files repacked at the
 # next patch version, which is what the maintainer scripts' upgrade path needs
 UPGRADE_GATEWAY_DEB=$(ls "$UPGRADE_DEBS"/roundclock-gateway_*_amd64.deb 2>/dev/null | sort -V | tail -1 || true)
@@ -145,12 +129,7 @@ UPGRADE_GATEWAY_VERSION=$(dpkg-deb -f "$UPGRADE_GATEWAY_DEB" Version)
 dpkg --compare-versions "$UPGRADE_GATEWAY_VERSION" gt "$GATEWAY_VERSION" ||
   die "$UPGRADE_GATEWAY_DEB ($UPGRADE_GATEWAY_VERSION) is not newer than $GATEWAY_DEB ($GATEWAY_VERSION)"
 echo "release: $(cd "$DEBS" && echo roundclock*.deb); upgrade: $(basename "$UPGRADE_DEB") $(basename "$UPGRADE_GATEWAY_DEB")"
-# both packages' Depends, without versions or alternatives, must be in the root filesystem
-for dep in $( { dpkg-deb -f "$CLOCK_DEB" Depends; echo ,; dpkg-deb -f "$UPGRADE_DEB" Depends; echo ,; dpkg-deb -f "$GATEWAY_DEB" Depends; } |
-              tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/ //g' | grep -v '^$' | sort -u); do
-  grep -qx "$dep" "$IMAGE.packages" ||
-    die "the packages depend on $dep, which the root filesystem lacks: add it to ROOTFS_PACKAGES in $0"
-done
+vm_check_depends "$IMAGE.packages" "$CLOCK_DEB" "$UPGRADE_DEB" "$GATEWAY_DEB"
 # whether dpkg could ask about /etc/roundclock/config.toml at all: the packaged one changed
 conffile_sum() { dpkg-deb --fsys-tarfile "$1" | tar -xO ./etc/roundclock/config.toml | sha256sum; }
 CONFFILE_CHANGED=no; [ "$(conffile_sum "$CLOCK_DEB")" = "$(conffile_sum "$UPGRADE_DEB")" ] || CONFFILE_CHANGED=yes
@@ -158,18 +137,12 @@ CONFFILE_CHANGED=no; [ "$(conffile_sum "$CLOCK_DEB")" = "$(conffile_sum "$UPGRAD
 # ---- the repositories: throwaway keys, an HTTP server on the host --------------------------
 stage repository
 for who in project other; do
-  mkdir -m 0700 "$WORK/gnupg-$who"
-  GNUPGHOME=$WORK/gnupg-$who gpg --batch --passphrase '' --quick-gen-key "RoundClock test ($who) <test@localhost>" ed25519 sign never \
-    >> "$LOGS/apt-repo-vm-gpg.log" 2>&1 || { cat "$LOGS/apt-repo-vm-gpg.log" >&2; die "gpg could not make a key"; }
+  vm_throwaway_key "$WORK/gnupg-$who" "RoundClock test ($who) <test@localhost>" "$LOGS/apt-repo-vm-gpg.log"
 done
 # the project's throwaway key as the workflow's secret RELEASE_GPG_KEY holds it
 GNUPGHOME=$WORK/gnupg-project gpg --batch --armor --export-secret-keys > "$WORK/release-gpg-key.asc"
 SERVE=$WORK/serve
-mkdir -p "$SERVE"
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$SERVE" > "$LOGS/apt-repo-vm-http.log" 2>&1 &
-HTTPD=$!
-for _ in $(seq 100); do PORT=$(sed -n 's/^Serving HTTP on .* port \([0-9]*\) .*/\1/p' "$LOGS/apt-repo-vm-http.log"); [ -n "$PORT" ] && break; sleep 0.1; done
-[ -n "$PORT" ] || die "python3 -m http.server did not start (see $LOGS/apt-repo-vm-http.log)"
+vm_serve "$SERVE" "$LOGS/apt-repo-vm-http.log"
 # qemu's user network shows the host's loopback to the guest as 10.0.2.2. The site is served at
 # BASE as GitHub Pages serves the Pages artifact at https://OWNER.github.io/REPOSITORY; the
 # repository's address in it is scripts/apt-repo's, the one the workflow names.
@@ -249,10 +222,20 @@ if [ "$ACCEL" = kvm ]; then A=(-accel kvm -cpu "${KVM_CPU:-host}"); else A=(-acc
 CONSOLE=$LOGS/apt-repo-vm-console.log
 rm -f "$CONSOLE" "$CONSOLE.froze" "$LOGS/apt-repo-vm-details.log"
 echo "qemu: accel=$ACCEL smp=${VM_SMP:-2} mem=${VM_MEM:-1024}M timeout=${VM_TIMEOUT:-900}s, site $BASE = http://127.0.0.1:$PORT/roundclock, repository $URL (console: $CONSOLE)"
+# serve_publish: publishes the repository the guest asks for (the share's publish file)
+serve_publish() {
+  local name status
+  [ -f "$SHARE/publish" ] || return 0
+  name=$(cat "$SHARE/publish"); rm -f "$SHARE/publish"
+  echo "[apt-repo-vm $(date +%T)] publishing $name"
+  if publish "$name" >> "$LOGS/apt-repo-vm-publish.log" 2>&1; then status="ok $name"
+  else status="error: publishing $name failed (see $LOGS/apt-repo-vm-publish.log)"; fi
+  echo "$status" > "$SHARE/published.tmp" && mv "$SHARE/published.tmp" "$SHARE/published"
+}
 # boot: the guest's checks from the release's repository on; false if the VM froze (nothing
 # on its console for VM_STALL seconds, as TCG now and then does: see Tests/kernel-vm/boot-vm.sh)
 boot() {
-  local qemu name status size=-1 now quiet=0
+  local qemu status
   rm -f "$SHARE/results" "$SHARE/details" "$SHARE/publish" "$SHARE/published"
   publish release >> "$LOGS/apt-repo-vm-publish.log" 2>&1 ||
     { cat "$HOST_RESULTS" 2>/dev/null; die "the release's site could not be made (see $LOGS/apt-repo-vm-publish.log)"; }
@@ -266,24 +249,8 @@ boot() {
     -virtfs local,path="$SHARE",mount_tag=share,security_model=none \
     </dev/null > "$CONSOLE" 2>&1 &
   qemu=$!
-  while kill -0 "$qemu" 2>/dev/null; do
-    if [ -f "$SHARE/publish" ]; then
-      name=$(cat "$SHARE/publish"); rm -f "$SHARE/publish"
-      echo "[apt-repo-vm $(date +%T)] publishing $name"
-      if publish "$name" >> "$LOGS/apt-repo-vm-publish.log" 2>&1; then status="ok $name"
-      else status="error: publishing $name failed (see $LOGS/apt-repo-vm-publish.log)"; fi
-      echo "$status" > "$SHARE/published.tmp" && mv "$SHARE/published.tmp" "$SHARE/published"
-    fi
-    sleep 0.5
-    now=$(stat -c %s "$CONSOLE")
-    if [ "$now" = "$size" ]; then quiet=$((quiet + 1)); else quiet=0 size=$now; fi
-    if [ $quiet -ge $(( ${VM_STALL:-240} * 2 )) ]; then
-      echo "nothing on the console for ${VM_STALL:-240} s: the VM froze; stopping it"
-      kill "$qemu"; wait "$qemu"
-      return 1
-    fi
-  done
-  wait "$qemu"; status=$?
+  vm_watch "$qemu" "$CONSOLE" serve_publish; status=$?
+  [ $status = 125 ] && return 1
   if [ $status -eq 124 ] || [ $status -eq 137 ]; then echo "qemu killed after ${VM_TIMEOUT:-900}s (timeout)"; fi
   return 0
 }
