@@ -69,5 +69,5 @@ in_root passwd -l root
 # systemd, so no preset-all enables what the image disabled
 : > "$ROOT/etc/machine-id"
 rm -f "$ROOT/var/lib/dbus/machine-id"
-rm -rf "$ROOT"/var/log/*.log "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/lib/apt/lists/* \
+rm -rf "$ROOT"/var/log/*.log "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/* \
   "$ROOT"/var/cache/debconf/*-old "$ROOT"/tmp/* "$ROOT"/var/tmp/*

@@ -59,7 +59,11 @@ NICE=(nice -n 19)
 detail() { echo "[$(date +%T)] $*" >> "$DETAILS"; }
 
 PASSED=0 FAILED=0
-result() { echo "$1 $2 $3"; detail "$1 $2 $3"; if [ "$1" = PASS ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi; }
+result() {
+  echo "$1 $2 $3"; detail "$1 $2 $3"
+  if [ "$1" = PASS ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
+  PREP_FAILED_SUMMARY="image-vm: $PASSED passed, $((FAILED + 1)) failed"   # if the run stops here
+}
 
 QEMU="" HTTP=""
 cleanup() {
@@ -186,11 +190,12 @@ echo "card: program boxing, pin $CARD_PIN, hostname $CARD_HOST, timezone $CARD_T
 # ---- the VM: start, wait, run commands in it, kill ----------------------------------------------
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port) SSHPORT=$(free_port) HTTPPORT=$(free_port)
-# the image's command line, the virt machine's console last (the one /dev/console is), and
-# systemd's waits for devices and units stretched: under TCG on a busy host udev's coldplug
+# the image's command line with the virt machine's console in place of the Pi's (tty1 and ttyS1:
+# a getty would wait for a ttyS1 that virt has not), and systemd's waits for devices and units
+# stretched: under TCG on a busy host udev's coldplug
 # takes minutes, past the 90 s after which systemd gives a device up
-CMDLINE="$(tr -d '\n' < "$RUN/cmdline.txt") console=ttyAMA0 systemd.default_device_timeout_sec=900"
-CMDLINE+=" systemd.default_timeout_start_sec=900"
+CMDLINE="$(tr -d '\n' < "$RUN/cmdline.txt" | sed 's/console=[^ ]*//g') console=ttyAMA0"
+CMDLINE+=" systemd.default_device_timeout_sec=600 systemd.default_timeout_start_sec=600"
 BOOTS=0 VM_T0=0
 vm_start() {
   BOOTS=$((BOOTS + 1))
@@ -229,12 +234,13 @@ vm_up() {
   UP_S=$(vm_seconds)
   detail "boot $BOOTS: multi-user after $UP_S s: $(echo "$s" | tr '\n' ' ')"
 }
-CMDN=0
+# next_cmd NAME: the next command's file name; the count is kept in a file, since most calls
+# run in a command substitution's subshell
+next_cmd() { local n; n=$(( $(cat "$RUN/cmdn" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$RUN/cmdn"; printf '%04d-%s' "$n" "$1"; }
 # guest NAME TIMEOUT SCRIPT: runs SCRIPT (bash) in the guest; prints its output; its status, or
 # 124 at the timeout, 125 if qemu ended
 guest() {
-  CMDN=$((CMDN + 1))
-  local n; n=$(printf '%04d-%s' "$CMDN" "$1") end=$(( $(date +%s) + $2 ))
+  local n end; n=$(next_cmd "$1") end=$(( $(date +%s) + $2 ))
   printf '%s\n' "$3" > "$SHARE/cmd/$n.tmp"; mv "$SHARE/cmd/$n.tmp" "$SHARE/cmd/$n.sh"
   until [ -f "$SHARE/cmd/$n.rc" ]; do
     kill -0 "$QEMU" 2>/dev/null || { cat "$SHARE/cmd/$n.out" 2>/dev/null; return 125; }
@@ -247,8 +253,7 @@ guest() {
 }
 # guest_bg NAME SCRIPT: started in the guest, not waited for
 guest_bg() {
-  CMDN=$((CMDN + 1))
-  local n; n=$(printf '%04d-%s' "$CMDN" "$1")
+  local n; n=$(next_cmd "$1")
   printf '%s\n' "$2" > "$SHARE/cmd/$n.tmp"; mv "$SHARE/cmd/$n.tmp" "$SHARE/cmd/$n.sh"
   until [ -f "$SHARE/cmd/$n.started" ]; do kill -0 "$QEMU" 2>/dev/null || return 125; sleep 0.2; done
 }
@@ -277,6 +282,8 @@ G() { guest "$1" "$2" ". /run/vm-share/lib.sh
 $3"; }
 
 # ---- 4. first boot -----------------------------------------------------------------------------
+# from here on a failing command is a check's FAIL line, never the end of the run
+set +e +o pipefail
 stage first-boot
 echo "qemu-system-aarch64: virt, TCG, cortex-a72, smp ${VM_SMP:-2}, ${VM_MEM:-1024}M; the image's kernel $KV and initramfs;"
 echo "  cmdline '$CMDLINE'; gateway on 127.0.0.1:$PORT, ssh on 127.0.0.1:$SSHPORT (console: $CONSOLE)"
@@ -372,11 +379,11 @@ login=$(curl -sS -m 60 -o /dev/null -w '%{http_code}' -c "$jar" -H 'Content-Type
         -d "{\"pin\": \"$CARD_PIN\"}" "$base/api/login" 2>> "$DETAILS" || true)
 stop=$(curl -sS -m 60 -b "$jar" -H 'Content-Type: application/json' -d '{"command": "stop"}' "$base/api/command" 2>> "$DETAILS" || true)
 sleep 2
-paused=$(curl -sS -m 60 -b "$jar" "$base/api/state" 2>> "$DETAILS" | grep -o '"state": *"[a-z]*"' | head -1 | cut -d'"' -f4 || true)
+paused=$( { curl -sS -m 60 -b "$jar" "$base/api/state" 2>> "$DETAILS" || true; } | grep -o '"state": *"[a-z]*"' | head -1 | cut -d'"' -f4)
 start=$(curl -sS -m 60 -b "$jar" -H 'Content-Type: application/json' -d '{"command": "start"}' "$base/api/command" 2>> "$DETAILS" || true)
 sleep 2
 st=$(curl -sS -m 60 -b "$jar" -w '\n%{http_code}' "$base/api/state" 2>> "$DETAILS" || true)
-api_state=$(printf '%s' "$st" | grep -o '"state": *"[a-z]*"' | head -1 | cut -d'"' -f4)
+api_state=$(printf '%s' "$st" | { grep -o '"state": *"[a-z]*"' || true; } | head -1 | cut -d'"' -f4)
 detail "gateway: login $login, stop $stop, then $paused, start $start, state $st"
 if [ "$login" = 200 ] && [ "$paused" = paused ] && [ "$api_state" = running ] && [ "${st##*$'\n'}" = 200 ]; then
   result PASS gateway "from the host (hostfwd 127.0.0.1:$PORT -> 80): POST /api/login with the card's PIN 200; STOP -> paused, START -> running (GET /api/state 200)"
