@@ -88,10 +88,10 @@ dtparam=$(grep -c '^dtparam=i2c_arm=on' /boot/firmware/config.txt)
 if [ "$RASPI_CONFIG" = 1 ]; then
   printf '%s\n' "$i2c_line" | grep -q 'I2C: enabled by raspi-config' && [ "$dtparam" = 1 ] &&
     grep -q '^i2c-dev' /etc/modules && [ "$(boots)" = 2 ]
-  check 3 $? "with raspi-config (the test's stand-in): '${i2c_line#roundclock-first-boot: }'; config.txt: $dtparam line dtparam=i2c_arm=on, /etc/modules: $(grep -c '^i2c-dev' /etc/modules) i2c-dev; $(boots) boots (one reboot)"
+  check 3 $? "with raspi-config (the test's stand-in): '${i2c_line#roundclock-first-boot: }'; config.txt: $dtparam line(s) dtparam=i2c_arm=on, /etc/modules: $(grep -c '^i2c-dev' /etc/modules) i2c-dev; $(boots) boots (one reboot)"
 else
   printf '%s\n' "$i2c_line" | grep -q 'I2C: skipped: no raspi-config' && [ "$dtparam" = 0 ] && [ "$(boots)" = 1 ]
-  check 3 $? "without raspi-config: '${i2c_line#roundclock-first-boot: }'; config.txt: $dtparam line dtparam=i2c_arm=on; $(boots) boot(s)"
+  check 3 $? "without raspi-config: '${i2c_line#roundclock-first-boot: }'; config.txt: $dtparam line(s) dtparam=i2c_arm=on; $(boots) boot(s)"
 fi
 
 # ---- 4. the services: the card's first, then the clock and the phone remote ---------------
