@@ -35,6 +35,7 @@ trixie_rootfs() {
   fi
   if [ ! -f "$root/.complete" ]; then
     trixie_host_packages "$arch"
+    unmount_below "$cache"
     rm -rf "$cache"/rootfs-*
     log=$cache/mmdebstrap.log
     echo "mmdebstrap trixie $arch --include=$TRIXIE_PACKAGES (log: $log)" >&2
@@ -57,6 +58,15 @@ trixie_rootfs_setup() {
 	directory = *
 GIT
   mkdir -p "$root/src" "$root/opt/swift-packages"
+}
+
+# unmount_below DIR: what an mmdebstrap killed mid-run left mounted in a root under DIR (its
+# /dev/pts, /dev/shm, /sys), deepest first, so that the unfinished root can be removed
+unmount_below() {
+  local dir; dir=$(cd "$1" 2>/dev/null && pwd) || return 0
+  awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | while read -r target; do
+    umount -l "$target" 2>/dev/null || true
+  done
 }
 
 # mmdebstrap and rsync, and for arm64 qemu-user with binfmt_misc (F flag: no copy inside the root)
