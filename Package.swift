@@ -133,7 +133,7 @@ let package = Package(
         ),
         // The card's `roundclock.toml` applied at boot (`roundclock apply-card`): the clock's
         // configuration, host name, time zone and Wi-Fi written as the system's own files.
-        .target(name: "CardSetup", dependencies: ["Platform", "RoundClockConfig", "RoundClockCore"]),
+        .target(name: "CardSetup", dependencies: ["Hex", "Platform", "RoundClockConfig", "RoundClockCore"]),
         // Timing and cost benchmarks (`roundclock-bench`): our loop against naive ones, same run.
         .target(name: "RoundClockBench", dependencies: [
             "CALSA", "JSON", "Sound", "RoundClockCore", "RoundClockService", "RoundClockConfig", "Panels", "Platform", "Simulation", "HT16K33", "LinuxHardware", "ControlProtocol",

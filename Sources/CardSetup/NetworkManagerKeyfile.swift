@@ -1,3 +1,4 @@
+import Hex
 import RoundClockConfig
 
 /// A card's `[wifi]` as a NetworkManager connection profile (`nm-settings-keyfile(5)`),
@@ -42,15 +43,15 @@ public enum NetworkManagerKeyfile {
 
     /// GLib key file escapes: backslash, a leading space.
     static func escaped(_ value: String) -> String {
-        var out = value.replacingAll("\\", with: "\\\\")
+        var out = String(value.flatMap { $0 == "\\" ? ["\\", "\\"] : [$0] })
         if out.hasPrefix(" ") { out = "\\s" + out.dropFirst() }
         return out
     }
 
     private static func unescaped(_ value: Substring) -> String {
-        if value.hasSuffix(";"), value.dropLast().split(separator: ";").allSatisfy({ UInt8($0) != nil }) {
-            let bytes = value.dropLast().split(separator: ";").compactMap { UInt8($0) }
-            return String(decoding: bytes, as: UTF8.self)
+        let listed = value.hasSuffix(";") ? value.dropLast().split(separator: ";").map { UInt8($0) } : []
+        if !listed.isEmpty, !listed.contains(nil) {
+            return String(decoding: listed.compactMap { $0 }, as: UTF8.self)
         }
         var out = ""
         var escaping = false
@@ -73,8 +74,7 @@ public enum NetworkManagerKeyfile {
             ssid.utf8.reduce(seed) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
         }
         let high = fnv(0xCBF2_9CE4_8422_2325), low = fnv(0x8422_2325_CBF2_9CE4)
-        let hex = (String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)).map(String.init)
-        var digits = hex
+        var digits = (hex(high, digits: 16) + hex(low, digits: 16)).map(String.init)
         digits[12] = "4"
         digits[16] = ["8", "9", "a", "b"][Int(low >> 62)]
         let text = digits.joined()
@@ -82,15 +82,5 @@ public enum NetworkManagerKeyfile {
             String(text.dropFirst(from).prefix(count))
         }
         return [part(0, 8), part(8, 4), part(12, 4), part(16, 4), part(20, 12)].joined(separator: "-")
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        String(repeating: "0", count: Swift.max(0, width - count)) + self
-    }
-
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }
