@@ -66,7 +66,7 @@ public struct CardApplier {
         }
         let bytes: [UInt8]
         do throws(SystemError) {
-            bytes = try SmallFiles.read(file, limit: 1 << 20)
+            bytes = try SmallFiles.read(file, limit: 1 << 20, followSymlinks: false)
         } catch {
             return .refused(ConfigError(file: file, location: "", message: SmallFiles.isTooLarge(error) ? "larger than 1 MiB; not a card file" : error.why))
         }
@@ -96,9 +96,10 @@ public struct CardApplier {
         }
     }
 
+    /// The card's file: a regular file, never a link (whose target's text an error would show).
     private func findCard(log: inout [String]) -> String? {
         for directory in cardDirectories {
-            let found = Self.fileNames.map { "\(directory)/\($0)" }.filter(SystemFiles.isRegularFile)
+            let found = Self.fileNames.map { "\(directory)/\($0)" }.filter { SystemFiles.isRegularFile($0, followingLinks: false) }
             if found.count > 1 { log.append("\(found[1]) is ignored: \(found[0]) is the card's file") }
             if let first = found.first { return first }
         }

@@ -52,10 +52,11 @@ public struct SystemFiles: Sendable {
     /// Whether `absolute`, under `root`, is a regular file (following links).
     public func isFile(_ absolute: String) -> Bool { Self.isRegularFile(path(absolute)) }
 
-    /// Whether `path` is a regular file (following links).
-    public static func isRegularFile(_ path: String) -> Bool {
+    /// Whether `path` is a regular file, following links unless `followingLinks` is false.
+    public static func isRegularFile(_ path: String, followingLinks: Bool = true) -> Bool {
         var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let found = followingLinks ? stat(path, &info) : lstat(path, &info)
+        return found == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Sets the host name: /etc/hostname, the 127.0.1.1 line of /etc/hosts (Debian's place

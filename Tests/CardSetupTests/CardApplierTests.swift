@@ -182,6 +182,16 @@ struct CardBench {
         #expect(bench.system("/etc/roundclock/config.toml") == "board = \"simulator\"\nprogram = \"emom\"\n")
     }
 
+    @Test func aLinkNamedLikeTheCardsFileIsNotRead() throws {
+        let bench = try CardBench()
+        defer { bench.remove() }
+        try "secret-first-word: x\n".write(toFile: bench.base + "/private", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: bench.card + "/roundclock.toml", withDestinationPath: bench.base + "/private")
+        let run = bench.applier().run()
+        #expect(run.outcome == .noCard)
+        #expect(bench.read(bench.errorFile) == nil)
+    }
+
     @Test func withoutASerialTheMachineIDNamesIt() throws {
         let bench = try CardBench()
         defer { bench.remove() }
