@@ -55,7 +55,7 @@ public struct CardApplier {
         } else {
             clearError()
         }
-        if let line = defaultHostname(outcome: outcome, failures: &failures) { log.append(line) }
+        if let line = defaultHostname(failures: &failures) { log.append(line) }
         return (outcome, log, failures)
     }
 
@@ -181,7 +181,7 @@ public struct CardApplier {
 
     /// The image's `roundclock` host name made unique (`roundclock-1a2b`), unless the card
     /// names one.
-    private func defaultHostname(outcome: Outcome, failures: inout [String]) -> String? {
+    private func defaultHostname(failures: inout [String]) -> String? {
         let current = system.read("/etc/hostname")?.trimmed
         guard current == Self.imageHostname, let suffix = system.uniqueSuffix(serialFile: serialFile) else { return nil }
         let name = "\(Self.imageHostname)-\(suffix)"
