@@ -148,7 +148,7 @@ let package = Package(
             name: "roundclock",
             dependencies: [
                 "RoundClockCore", "RoundClockService", "RoundClockConfig", "BoardSpec", "Panels", "Platform", "SegmentDisplay", "Hex", "HT16K33", "I2C", "Simulation", "LinuxHardware", "ControlProtocol", "JSON",
-                "Sound", "Speaker", "Voice", "CardSetup",
+                "Sound", "Speaker", "Voice", "CardSetup", "TOML",
                 "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -176,7 +176,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "TestSupport"], exclude: ["Corpus", "generate_corpus.py"]),
-        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "Sound", "TestSupport"], exclude: ["BadConfigs"]),
+        .testTarget(name: "RoundClockConfigTests", dependencies: ["RoundClockConfig", "BoardSpec", "SegmentDisplay", "RoundClockCore", "Sound", "TOML", "TestSupport"], exclude: ["BadConfigs"]),
         .testTarget(name: "SegmentDisplayTests", dependencies: ["SegmentDisplay", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "HexTests", dependencies: ["Hex"]),
         .testTarget(name: "CardSetupTests", dependencies: ["CardSetup", "RoundClockConfig"]),

@@ -70,9 +70,11 @@ public enum ControlRequest: Sendable, Hashable {
     case version
     /// The program editor's requests (`ProgramEdit`).
     case edit(ProgramEdit)
+    /// The setup page's requests (`SettingsEdit`).
+    case settings(SettingsEdit)
 
     /// Every `"command"` word, in the order of the unknown-command error's list.
-    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"] + ProgramEdit.words
+    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"] + ProgramEdit.words + SettingsEdit.words
 
     /// Reads one request line (without its newline). Errors are one line, for the reply.
     public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
@@ -91,6 +93,7 @@ public enum ControlRequest: Sendable, Hashable {
         case "adopt": ["command", "token", "session"]
         case "program-check", "program-save": ["command", "toml"]
         case "program-delete": ["command", "program"]
+        case "settings-set": ["command", "values"]
         default: ["command"]
         }
         if let extra = members.first(where: { !allowed.contains($0.key) }) {
@@ -121,6 +124,9 @@ public enum ControlRequest: Sendable, Hashable {
             return .edit(.delete(name: name))
         case "programs":
             return .edit(.list)
+        case "settings": return .settings(.show)
+        case "settings-set": return .settings(.set(try SettingsEdit.values(value["values"])))
+        case "settings-reset": return .settings(.reset)
         case "adopt":
             guard let token = value["token"] else { throw ControlError("\"adopt\" needs a \"token\": a whole number from 0 to \(Int64.max)") }
             guard let session = value["session"] else { throw ControlError("\"adopt\" needs a \"session\" object") }
@@ -158,6 +164,7 @@ public enum ControlRequest: Sendable, Hashable {
         switch self {
         case .edit(.check(let toml)), .edit(.save(let toml)): members.append(JSONMember("toml", .string(toml)))
         case .edit(.delete(let name)): members.append(JSONMember("program", .string(name)))
+        case .settings(.set(let values)): members.append(JSONMember("values", .object(values)))
         default: break
         }
         return JSONValue.object(members).encoded
@@ -170,6 +177,7 @@ public enum ControlRequest: Sendable, Hashable {
         case .version: "version"
         case .adopt: "adopt"
         case .edit(let edit): edit.word
+        case .settings(let edit): edit.word
         }
     }
 }

@@ -51,6 +51,31 @@ public enum DurableFiles {
         try SystemError.check(directory, "fsync directory", .operationFirst) { fsync(fd.rawValue) }
     }
 
+    /// unlink(2) of `path` in `directory`, made durable with the directory's fsync; a file
+    /// already gone is no error.
+    public static func remove(_ path: String, directory: String) throws(SystemError) {
+        do throws(SystemError) {
+            try SystemError.check(path, "unlink", .operationFirst) { unlink(path) }
+        } catch where error.errno == ENOENT {
+            return
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Renames the file at `path` out of the way, to the first free of `PATH.corrupt`,
+    /// `PATH.corrupt-2`, ... `-1000`: the name it got.
+    public static func setAside(_ path: String) -> Result<String, SystemError> {
+        guard let target = (1...1000).lazy.map({ $0 == 1 ? "\(path).corrupt" : "\(path).corrupt-\($0)" }).first(where: isFree) else {
+            return .failure(SystemError(operation: "rename", path: path, errno: EEXIST, reason: "no name free to set it aside"))
+        }
+        do throws(SystemError) {
+            try rename(path, to: target)
+            return .success(target)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// rename(2) `from` over `to`; the error names both (`rename A → B`).
     public static func rename(_ from: String, to: String) throws(SystemError) {
         try SystemError.check("\(from) → \(to)", "rename", .operationFirst) { Glibc.rename(from, to) }

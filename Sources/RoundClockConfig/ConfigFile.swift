@@ -22,7 +22,12 @@ extension Config {
     /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
     package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?,
                               readingSoundFiles: Bool = true) throws(ConfigError) -> Config {
-        var root = try TOMLReader.parse(text, file: file, recorder: recorder)
+        try read(try TOMLReader.parse(text, file: file, recorder: recorder), file: file, readingSoundFiles: readingSoundFiles)
+    }
+
+    /// Reads a parsed document: `parse`'s checks, and a settings layer's once laid over the file.
+    static func read(_ document: TOMLReader, file: String, readingSoundFiles: Bool) throws(ConfigError) -> Config {
+        var root = document
         var config = Config.defaults(file: file)
 
         if let board = try root.string("board") {

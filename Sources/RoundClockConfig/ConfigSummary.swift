@@ -24,9 +24,7 @@ extension Config {
         lines.append("program: \(program.name)\(program.total.map { " (\($0.clockNotation))" } ?? "")")
         if !programs.isEmpty { lines.append("custom programs: \(programs.map(\.name).joined(separator: ", "))") }
         if let classStarts {
-            let times = classStarts.secondsOfDay.map { s in
-                [s / 3600, s / 60 % 60, s % 60].prefix(s % 60 == 0 ? 2 : 3).map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
-            }
+            let times = classStarts.secondsOfDay.map(Self.timeOfDay(seconds:))
             lines.append("starts by itself at: \(times.joined(separator: ", "))")
         }
         let b = brightness

@@ -312,7 +312,7 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         return out + [.action(.program(updated.name), at: at)]
     }
 
-    private mutating func select(_ next: Program) {
+    mutating func select(_ next: Program) {
         let slot = session.classSlot
         session = Session(program: next)
         session.classSlot = slot

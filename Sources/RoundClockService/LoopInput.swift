@@ -11,6 +11,9 @@ public enum LoopInput<Instant: InstantProtocol & Sendable>: Sendable, Hashable w
     /// The programs MODE cycles, after a program was saved or deleted (the control socket's
     /// `program-save`, `program-delete`).
     case catalog([Program], at: Instant)
+    /// The settings of the setup page's layer, after it changed (the control socket's
+    /// `settings-set`, `settings-reset`).
+    case settings(ClockSettings, at: Instant)
 
     public var at: Instant {
         switch self {
@@ -18,6 +21,7 @@ public enum LoopInput<Instant: InstantProtocol & Sendable>: Sendable, Hashable w
         case .command(_, let at): at
         case .adopt(_, let at): at
         case .catalog(_, let at): at
+        case .settings(_, let at): at
         }
     }
 }
@@ -49,6 +53,7 @@ extension Controller {
         case .command(let command, let at): return carry(command, at: at)
         case .adopt(let adopted, let at): return adopt(adopted.session, at: at, note: adopted.note)
         case .catalog(let programs, let at): return replaceCatalog(programs, at: at)
+        case .settings(let settings, let at): return take(settings, at: at)
         }
     }
 

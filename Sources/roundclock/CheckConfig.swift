@@ -15,7 +15,7 @@ struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Validate a configuration file (and its board file) without touching hardware.",
-        discussion: "Exits 0 and prints a summary, or exits 78 (EX_CONFIG) with one message naming the file, the line or key, the bad value and what is allowed. The summary's state: line says whether this user can write the state directory.")
+        discussion: "Exits 0 and prints a summary, or exits 78 (EX_CONFIG) with one message naming the file, the line or key, the bad value and what is allowed. The setup page's settings in the state directory are laid over the file, as the clock does; the summary ends with each setting and the file it comes from. Its state: line says whether this user can write the state directory.")
 
     @Argument(help: "The configuration file.")
     var path: String = Config.defaultPath
@@ -24,12 +24,20 @@ struct CheckConfig: ParsableCommand {
     var stateDir: String?
 
     func run() throws {
-        do {
-            let config = try Config.load(path)
-            let board = try Self.check(config, devices: true)
+        do throws(ConfigError) {
+            let directory = StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory
+            let layerFile = "\(directory)/\(SettingsLayer.fileName)"
+            let (layer, layerNote) = Self.settingsLayer(layerFile)
+            let text = try readTextFile(path)
+            let config = try Config.parse(text, file: path, layer: layer, layerFile: layerFile)
+            let board: Board
+            do throws(ConfigError) { board = try Self.check(config, devices: true) } catch { throw layer.naming(error, as: layerFile) }
             var lines = config.summary(board: board).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let resume = lines.firstIndex { $0.hasPrefix("on shutdown: ") }.map { $0 + 1 } ?? lines.endIndex
-            lines.insert(Self.stateLine(StateStore(directory: stateDir ?? StateStore.defaultDirectory()).directory), at: resume)
+            lines.insert(Self.stateLine(directory), at: resume)
+            lines.append(layerNote ?? "settings: \(path)\(layer.keyPaths.isEmpty ? "" : ", then the setup page's \(layerFile)"); each from:")
+            lines += try Config.sources(fileText: text, file: path, layer: layer, layerFile: layerFile)
+            lines.append("  every other setting: the built-in default")
             print(lines.joined(separator: "\n"))
         } catch {
             printError(error.description)
@@ -61,6 +69,24 @@ struct CheckConfig: ParsableCommand {
             try ALSAMixer.set(mixer, device: sound.device, percent: nil)
         } catch {
             throw ConfigError(file: config.file, location: "sound.mixer", message: error.description)
+        }
+    }
+
+    /// The setup page's settings in the state directory, and a line when they cannot be read
+    /// (then the file is checked alone, as the clock would start).
+    static func settingsLayer(_ file: String) -> (SettingsLayer, String?) {
+        let text: String
+        do throws(SystemError) {
+            text = try SmallFiles.readText(file, limit: SettingsLayer.maxBytes, followSymlinks: false)
+        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+            return (SettingsLayer(), nil)
+        } catch {
+            return (SettingsLayer(), "settings: the setup page's \(file) cannot be read (\(error)); the file alone, each from:")
+        }
+        do {
+            return (try SettingsLayer.load(text, file: file), nil)
+        } catch {
+            return (SettingsLayer(), "settings: \(error); the clock sets it aside; the file alone, each from:")
         }
     }
 

@@ -226,15 +226,11 @@ final class ProgramLibrary: Sendable {
     @discardableResult
     private func setAside(_ path: String, because why: String, keeping kept: Int = 0) -> Bool {
         let starting = kept == 0 ? "starting with no saved programs" : "starting with the \(kept) programs that read on their own"
-        guard let target = (1...1000).lazy.map({ $0 == 1 ? "\(path).corrupt" : "\(path).corrupt-\($0)" }).first(where: DurableFiles.isFree) else {
-            logger.error("programs: \(why); no name free to set it aside; starting with no saved programs")
-            return false
-        }
-        do throws(SystemError) {
-            try DurableFiles.rename(path, to: target)
+        switch DurableFiles.setAside(path) {
+        case .success(let target):
             logger.warning("programs: \(why); set aside as \(target); \(starting)")
             return true
-        } catch {
+        case .failure(let error):
             logger.error("programs: \(why); cannot set it aside (\(error)); starting with no saved programs")
             return false
         }

@@ -56,7 +56,7 @@ struct RoundClockCommand: AsyncParsableCommand {
         commandName: "roundclock",
         abstract: "A drift-free gym round clock for HT16K33 LED panels and GPIO buttons.",
         version: RoundClockVersion.text,
-        subcommands: [Simulate.self, Run.self, Programs.self, Render.self, Probe.self, TestDisplay.self, CheckConfig.self, ApplyCard.self],
+        subcommands: [Simulate.self, Run.self, Programs.self, Render.self, Probe.self, TestDisplay.self, CheckConfig.self, SettingsCommand.self, ApplyCard.self],
         defaultSubcommand: nil
     )
 

@@ -152,10 +152,14 @@ struct Run: AsyncParsableCommand {
         // Virtual time: CLOCK_REALTIME read once now and moved with the run's clock.
         let clocks = virtual ? SessionClocks.advancing(with: clock, from: start, realtimeAtStart: SystemReadings.clockReading(CLOCK_REALTIME))
                              : SessionClocks.system(clock)
-        let control = try controlServer(config: setup.config, library: setup.library, inbox: inbox, clock: clock, clocks: clocks,
+        let control = try controlServer(config: setup.config, library: setup.library, settings: setup.settings, inbox: inbox, clock: clock, clocks: clocks,
                                         logger: logger)
         // Saved programs are checked and written on the worker, then join MODE's catalog in the loop.
         setup.library.attach(worker: worker) { programs in inbox.post(.catalog(Presets.cycle + programs, at: clock.now)) }
+        // The setup page's settings are checked and written on the worker, then taken in the loop.
+        setup.settings.attach(worker: worker, adjust: { [library = setup.library, fixedBrightness] in library.merged(fixedBrightness($0)) }) { settings in
+            inbox.post(.settings(settings, at: clock.now))
+        }
         if let notice = setup.notice { logger.warning("the card's settings were not taken: \(notice.message)") }
         let controlState = control.map { ControlStateObserver(hub: $0.hub, notice: setup.notice?.message) }
         if let controlState { members.append(controlState) }

@@ -25,8 +25,9 @@ extension Run {
     /// `inbox` stamped with `clock`'s now, `program` checked against the config. A socket
     /// that cannot be set up is one line and exit 73, like the frames file.
     /// `adopt` maps anchors through `clocks` (`SessionAdopter`). The editor's requests go to
-    /// `library`, whose saved programs `program` and `adopt` reach as they do the config's.
-    func controlServer<C: Clock & Sendable>(config: Config, library: ProgramLibrary, inbox: ButtonInbox<C.Instant>, clock: C, clocks: SessionClocks<C.Instant>,
+    /// `library`, whose saved programs `program` and `adopt` reach as they do the config's; the setup
+    /// page's to `settings`.
+    func controlServer<C: Clock & Sendable>(config: Config, library: ProgramLibrary, settings: SettingsStore, inbox: ButtonInbox<C.Instant>, clock: C, clocks: SessionClocks<C.Instant>,
                                             logger: Logger) throws -> ControlServer?
     where C.Duration == Duration, C.Instant: Sendable {
         guard let path = controlPath() else { return nil }
@@ -45,6 +46,7 @@ extension Run {
                 checkProgram: { spec in Self.whyNotRunnable(spec, config: library.merged(config)) },
                 adopt: { token, share in adopter.adopt(token: token, share: share) },
                 edit: { request, state, reply in library.handle(request, state: state, reply: reply) },
+                settings: { request, _, reply in settings.handle(request, reply: reply) },
                 post: { command in inbox.post(command, at: clock.now) })
         } catch {
             printError("control socket: \(error)")

@@ -31,6 +31,8 @@ extension Run {
         var sounds: SpeakerSetup.Sounds?
         /// The programs saved from the editor (in `stateDirectory`), already among `config`'s.
         var library: ProgramLibrary
+        /// The setup page's settings (in `stateDirectory`), already laid over `config`.
+        var settings: SettingsStore
         /// The card's refused `roundclock.toml` (`--card-error`), shown on the panels and the page.
         var notice: SetupNotice?
     }
@@ -49,18 +51,14 @@ extension Run {
         let (until, presses) = try session.parsedTimes()
         let startWall = try wallTime.map(SimulatedWallTime.parse)
         do {
-            var loaded: Config
-            if let config {
-                loaded = try Config.load(config)
-            } else if access(Config.defaultPath, F_OK) == 0 {
-                loaded = try Config.load(Config.defaultPath)
-            } else {
-                guard simulate || board != nil else {
-                    throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
-                }
-                loaded = Config.defaults()
+            let configPath = config ?? (access(Config.defaultPath, F_OK) == 0 ? Config.defaultPath : nil)
+            guard configPath != nil || simulate || board != nil else {
+                throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
             }
-            if let brightness { loaded.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60) }
+            // The setup page's settings, laid over the file (or the built-in defaults).
+            let settings = SettingsStore(directory: stateDirectory(), configPath: configPath, logger: Logger(label: "roundclock"),
+                                         adjust: fixedBrightness)
+            var loaded = try settings.startingConfig()
             // The editor's saved programs, next to the config's: `--program`, MODE and the state
             // file's program name reach them as they do `[programs]`.
             let library = ProgramLibrary(directory: stateDirectory(), configured: loaded.programs, logger: Logger(label: "roundclock"))
@@ -88,7 +86,7 @@ extension Run {
                          until: end, presses: presses, startWall: startWall,
                          stateDirectory: stateDirectory(),
                          recorder: try session.frames.map { path throws(SystemError) in try FramesRecorder(path: path, decimals: virtual ? 3 : 6) },
-                         library: library, notice: cardNotice())
+                         library: library, settings: settings, notice: cardNotice())
         } catch let error as ConfigError {
             printError(error.description)
             throw ExitCode(ConfigError.exitCode)
@@ -96,6 +94,14 @@ extension Run {
             printError(error.description)
             throw ExitCode(error.exitCode)
         }
+    }
+
+    /// `--brightness`: a fixed level over whatever the config and the setup page say.
+    func fixedBrightness(_ config: Config) -> Config {
+        guard let brightness else { return config }
+        var fixed = config
+        fixed.brightness = BrightnessSchedule(day: UInt8(brightness), night: UInt8(brightness), nightFrom: 0, dayFrom: 60)
+        return fixed
     }
 
     /// `--state-dir` (default `$STATE_DIRECTORY` or /var/lib/roundclock; with `--simulate`

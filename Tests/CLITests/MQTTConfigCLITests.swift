@@ -12,7 +12,8 @@ import Testing
         let run = try await CLIRun.run(["check-config", path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("\nmqtt (roundclock-gateway): broker broker.gym.lan:8883 over TLS, topics gym/ring1/…, discovery homeassistant/…\n"), "\(run.stdout)")
-        #expect(run.stdout.hasSuffix("\nsync group: ring1\n"))
+        #expect(run.stdout.contains("\nsync group: ring1\nsettings: \(path); each from:\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("\n  sync.group = \"ring1\"              <- \(path)\n"), "\(run.stdout)")
     }
 
     @Test func badMQTTAndSyncTablesExit78OnOneLine() async throws {

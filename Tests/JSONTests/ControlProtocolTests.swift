@@ -25,6 +25,11 @@ import Testing
         for edit in [ProgramEdit.check(toml: "[programs.a]\nbase = \"tabata\""), .save(toml: "x"), .delete(name: "a"), .list] {
             #expect(try ControlRequest.parse(ControlRequest.edit(edit).line) == .edit(edit))
         }
+        for edit in [SettingsEdit.show, .reset, .set([JSONMember("brightness.day", .int(3)), JSONMember("start_at", .null)])] {
+            #expect(try ControlRequest.parse(ControlRequest.settings(edit).line) == .settings(edit))
+        }
+        #expect(ControlRequest.settings(.set([JSONMember("program", .string("emom"))])).line
+                == #"{"command": "settings-set", "values": {"program": "emom"}}"#)
         #expect(ControlRequest.edit(.delete(name: "a")).line == #"{"command": "program-delete", "program": "a"}"#)
         #expect(ControlRequest.command(.program("tabata")).line == #"{"command": "program", "program": "tabata"}"#)
         #expect(ControlRequest.command(.adjust(seconds: -10)).line == #"{"command": "adjust", "seconds": -10}"#)
@@ -55,10 +60,10 @@ import Testing
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
             (#"{"command": "jump"}"#,
-             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs)"#),
+             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
             (#"{"command": "version", "x": 1}"#, #"unknown member "x" for "version""#),
             (#"{"command": "Version"}"#,
-             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs)"#),
+             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
@@ -126,6 +131,6 @@ import Testing
         }
         #expect(ControlRequest.version.line == #"{"command": "version"}"#)
         #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt",
-                                     "program-check", "program-save", "program-delete", "programs"])
+                                     "program-check", "program-save", "program-delete", "programs", "settings", "settings-set", "settings-reset"])
     }
 }

@@ -87,23 +87,31 @@ extension ControlServer {
                 client.adoptsWaiting += 1
             }
         case .edit(let request):
-            // Answered through `editReplies` and the hub's wake-up, whichever thread replies;
-            // the job reads the clock's state when it runs, not when the request came.
-            guard client.editsWaiting < ControlLimits.maxEditsWaiting else {
-                client.queue(ControlReply.failed("\(request.word): \(ControlLimits.maxEditsWaiting) editor requests of this connection "
-                    + "wait for their replies already; read them first").line)
-                return
-            }
-            client.editsWaiting += 1
-            let id = client.id
-            edit(request, { [hub] in hub.current }) { [weak self] line in
-                guard let self else { return }
-                self.editReplies.withLock { $0.append((id, line)) }
-                self.hub.wake.signal()
-            }
+            queueEdit(request.word, client: &client) { [edit, hub] reply in edit(request, { hub.current }, reply) }
+        case .settings(let request):
+            queueEdit(request.word, client: &client) { [settings, hub] reply in settings(request, { hub.current }, reply) }
         case .command(let command):
             post(command)
             client.queue(ControlReply.ok.line)
+        }
+    }
+
+    /// Hands an editor or settings request to `run`, which answers it through `editReplies`
+    /// and the hub's wake-up, whichever thread replies; the job reads the clock's state when
+    /// it runs, not when the request came.
+    private func queueEdit(_ word: String, client: inout ControlClient,
+                           run: (@escaping @Sendable (String) -> Void) -> Void) {
+        guard client.editsWaiting < ControlLimits.maxEditsWaiting else {
+            client.queue(ControlReply.failed("\(word): \(ControlLimits.maxEditsWaiting) editor requests of this connection "
+                + "wait for their replies already; read them first").line)
+            return
+        }
+        client.editsWaiting += 1
+        let id = client.id
+        run { [weak self] line in
+            guard let self else { return }
+            self.editReplies.withLock { $0.append((id, line)) }
+            self.hub.wake.signal()
         }
     }
 

@@ -33,7 +33,9 @@ public final class ControlServer: Sendable {
     /// Carries out a program editor request (`ProgramEdit`) given the current state, and
     /// answers it through `reply`, at once or later (from the worker thread, once written).
     let edit: @Sendable (ProgramEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void
-    /// Editor replies given by `edit` and not yet queued to their clients (client id, line).
+    /// Carries out a setup page request (`SettingsEdit`) as `edit` does.
+    let settings: @Sendable (SettingsEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void
+    /// Editor replies given by `edit` or `settings` and not yet queued to their clients (client id, line).
     let editReplies = Mutex<[(id: Int, line: String)]>([])
 
     /// The connections, touched by the loop's handlers (and by `stop`).
@@ -62,6 +64,9 @@ public final class ControlServer: Sendable {
                 edit: @escaping @Sendable (ProgramEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void = { edit, _, reply in
                     reply(ControlReply.failed("\(edit.word): this clock keeps no saved programs").line)
                 },
+                settings: @escaping @Sendable (SettingsEdit, _ state: @escaping @Sendable () -> ControlState?, _ reply: @escaping @Sendable (String) -> Void) -> Void = { edit, _, reply in
+                    reply(ControlReply.failed("\(edit.word): this clock keeps no settings of the setup page").line)
+                },
                 post: @escaping @Sendable (ControlCommand) -> Void) throws(SystemError) {
         let (fd, group) = try UnixSocket.listen(path: path, mode: 0o660, group: ControlLimits.group)
         self.path = path
@@ -72,6 +77,7 @@ public final class ControlServer: Sendable {
         self.checkProgram = checkProgram
         self.adopt = adopt
         self.edit = edit
+        self.settings = settings
         self.version = ControlVersion(clock: clockVersion)
         switch group {
         case .success(let grouped):
