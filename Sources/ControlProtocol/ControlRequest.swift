@@ -24,10 +24,21 @@ public enum ControlCommand: Sendable, Hashable {
     /// A program by name (preset or the config's `[programs]`) or a DSL line; like MODE,
     /// only while ready or in clock mode.
     case program(String)
+    /// The phone remote's PIN (4 to 12 digits), which the gateway gives the clock: shown on
+    /// the panels for `seconds` (1 to 600) if the clock is ready or shows the wall clock, and
+    /// remembered for the hold-STOP-press-START gesture (`seconds` 0: remembered only).
+    case showPIN(pin: String, seconds: Int)
 
     /// The `"command"` words of the button commands, in the order docs/control-protocol.md
     /// lists them.
     public static let words = ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program"]
+
+    /// Whether a phone or MQTT may send it (the gateway forwards only these): every command
+    /// but `show-pin`, which only the gateway itself sends.
+    public var isButton: Bool {
+        if case .showPIN = self { return false }
+        return true
+    }
 
     /// The largest `seconds` of an `adjust`, either way (10 minutes).
     public static let adjustLimit = 600
@@ -51,6 +62,7 @@ public enum ControlCommand: Sendable, Hashable {
         case .adjust: "adjust"
         case .back: "back"
         case .program: "program"
+        case .showPIN: "show-pin"
         }
     }
 }
@@ -74,7 +86,7 @@ public enum ControlRequest: Sendable, Hashable {
     case settings(SettingsEdit)
 
     /// Every `"command"` word, in the order of the unknown-command error's list.
-    public static let words = ControlCommand.words + ["subscribe", "version", "adopt"] + ProgramEdit.words + SettingsEdit.words
+    public static let words = ControlCommand.words + ["show-pin", "subscribe", "version", "adopt"] + ProgramEdit.words + SettingsEdit.words
 
     /// Reads one request line (without its newline). Errors are one line, for the reply.
     public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
@@ -90,6 +102,7 @@ public enum ControlRequest: Sendable, Hashable {
         let allowed = switch word {
         case "program": ["command", "program"]
         case "adjust": ["command", "seconds"]
+        case "show-pin": ["command", "pin", "seconds"]
         case "adopt": ["command", "token", "session"]
         case "program-check", "program-save": ["command", "toml"]
         case "program-delete": ["command", "program"]
@@ -108,6 +121,7 @@ public enum ControlRequest: Sendable, Hashable {
         case "skip": return .command(.skip)
         case "adjust": return .command(.adjust(seconds: try adjustSeconds(value["seconds"])))
         case "back": return .command(.back)
+        case "show-pin": return .command(try showPIN(value))
         case "subscribe": return .subscribe
         case "version": return .version
         case "program":
@@ -148,6 +162,17 @@ public enum ControlRequest: Sendable, Hashable {
         return seconds
     }
 
+    /// A `show-pin`'s `"pin"` (4 to 12 digits) and `"seconds"` (0 to 600).
+    private static func showPIN(_ value: JSONValue) throws(ControlError) -> ControlCommand {
+        guard let pin = value["pin"]?.string, (4...12).contains(pin.utf8.count), pin.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw ControlError("\"show-pin\" needs a \"pin\": 4 to 12 digits 0-9, as a string")
+        }
+        guard let seconds = value["seconds"]?.int, (0...600).contains(seconds) else {
+            throw ControlError("\"show-pin\" needs \"seconds\": a whole number from 0 (remember it only) to 600")
+        }
+        return .showPIN(pin: pin, seconds: seconds)
+    }
+
     /// Reads the UTF-8 of `text`.
     public static func parse(_ text: String) throws(ControlError) -> ControlRequest {
         try parse(Array(text.utf8))
@@ -158,6 +183,7 @@ public enum ControlRequest: Sendable, Hashable {
         var members = [JSONMember("command", .string(word))]
         if case .command(.program(let spec)) = self { members.append(JSONMember("program", .string(spec))) }
         if case .command(.adjust(let seconds)) = self { members.append(JSONMember("seconds", .int(seconds))) }
+        if case .command(.showPIN(let pin, let seconds)) = self { members += [JSONMember("pin", .string(pin)), JSONMember("seconds", .int(seconds))] }
         if case .adopt(let token, let session) = self {
             members += [JSONMember("token", .int(token)), JSONMember("session", session.json(withAdopted: false))]
         }

@@ -23,6 +23,9 @@ public struct RemoteSettings: Sendable, Hashable {
     public var displayPin = false
     /// `display_colors`: the TV page's digit colours per phase, `#rrggbb`.
     public var displayColors = DisplayColors()
+    /// `pin_on_panels`: whether the gateway gives the clock its PIN, which the panels show
+    /// until a phone has logged in and when the owner asks with the buttons.
+    public var pinOnPanels = true
 
     /// The TV page's colours: work, rest (prep too), and a work phase's warning window.
     public struct DisplayColors: Sendable, Hashable {
@@ -105,6 +108,7 @@ public struct RemoteSettings: Sendable, Hashable {
             }
         }
         if let displayPin = try table.bool("display_pin") { remote.displayPin = displayPin }
+        if let pinOnPanels = try table.bool("pin_on_panels") { remote.pinOnPanels = pinOnPanels }
         if var colors = try table.table("display_colors") {
             for key in ["work", "rest", "warning"] {
                 guard let text = try colors.string(key) else { continue }

@@ -73,6 +73,10 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
     /// Whether a button or command has come since the clock started: the notice gives the
     /// panels back.
     public internal(set) var noticeSeen = false
+    /// The phone remote's PIN, as the gateway last gave it (`showPIN`): the gesture shows it.
+    public internal(set) var remotePIN: String?
+    /// The PIN on the panels until its `until`, while idle; any press or command ends it.
+    public internal(set) var pinDisplay: PinDisplay<Instant>?
     var trackers: [Button: ButtonTracker<Instant>] = [:]
     private var stopPressedWhileIdle = false
     /// MODE went down while running or paused: held, it skips; released early in an AMRAP
@@ -117,6 +121,8 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         case .press:
             let isNew = tracker.press(at: at)
             trackers[event.button] = tracker
+            pinDisplay = nil
+            if isNew, event.button == .start, pinGesture(at: at) { return out }
             if isNew { out += pressed(event.button, at: at) }
         }
         return out
@@ -426,6 +432,11 @@ public struct Controller<Instant: InstantProtocol & Sendable>: Sendable where In
         face.brightness = brightness.level(at: wallTime)
         if let setupNotice, !noticeSeen, snapshot?.state == .ready {
             face = setupNotice.face(brightness: face.brightness, widths: panelWidths)
+        }
+        if let pinDisplay, now < pinDisplay.until, snapshot == nil || snapshot?.state == .ready {
+            let shown = pinDisplay.face(at: now, widths: panelWidths, brightness: face.brightness)
+            face = shown.face
+            change = earliest(change, shown.change)
         }
         if let switchAt = brightness.nextSwitch(after: wallTime) {
             change = earliest(change, now.advanced(by: wallTime.duration(to: switchAt)))

@@ -27,6 +27,9 @@ public struct Face: Sendable, Hashable {
     public var phase: PanelText
     /// HT16K33 dimming level 0–15 for every panel (day/night schedule).
     public var brightness: UInt8 = 15
+    /// The panels show a secret (the remote's PIN): what leaves the clock (state lines to
+    /// the phone remote and MQTT) shows its digits masked.
+    public var secret = false
 
     public subscript(role: PanelRole) -> PanelText {
         switch role {

@@ -58,11 +58,13 @@ extension Controller {
     }
 
     private mutating func carry(_ command: ControlCommand, at arrived: Instant) -> [Occurrence<Instant>] {
+        hidePIN()
         switch command {
         case .start: return click(.start, at: arrived)
         case .stop: return click(.stop, at: arrived)
         case .mode: return click(.mode, at: arrived)
         case .holdStop: return hold(.stop, at: arrived)
+        case .showPIN(let pin, let seconds): return showPIN(pin, for: .seconds(seconds), at: arrived)
         case .reset, .skip, .adjust, .back, .program:
             // Never before what the controller has already processed (as `handle` does).
             let out = advance(to: arrived)

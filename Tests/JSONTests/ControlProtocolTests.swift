@@ -60,10 +60,10 @@ import Testing
     @Test func refusesWithOneLineSayingWhy() {
         let cases: [(String, String)] = [
             (#"{"command": "jump"}"#,
-             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
+             #"unknown command "jump" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, show-pin, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
             (#"{"command": "version", "x": 1}"#, #"unknown member "x" for "version""#),
             (#"{"command": "Version"}"#,
-             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
+             #"unknown command "Version" (known: start, stop, reset, mode, hold-stop, skip, adjust, back, program, show-pin, subscribe, version, adopt, program-check, program-save, program-delete, programs, settings, settings-set, settings-reset)"#),
             (#"{"command": 1}"#, #""command" must be a string"#),
             (#"{"cmd": "start"}"#, #"missing "command""#),
             (#"["start"]"#, #"a request is a JSON object, like {"command": "start"}"#),
@@ -130,7 +130,7 @@ import Testing
             #expect(ControlVersion.parse(notOne) == nil, "\(notOne)")
         }
         #expect(ControlRequest.version.line == #"{"command": "version"}"#)
-        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "subscribe", "version", "adopt",
+        #expect(ControlRequest.words == ["start", "stop", "reset", "mode", "hold-stop", "skip", "adjust", "back", "program", "show-pin", "subscribe", "version", "adopt",
                                      "program-check", "program-save", "program-delete", "programs", "settings", "settings-set", "settings-reset"])
     }
 }

@@ -22,6 +22,8 @@ public final class ClockLink: Sendable {
     /// The clock's latest line as it came, and the gateway's `group_time` member added to each.
     private let raw = NIOLockedValueBox<String?>(nil)
     private let groupTime = NIOLockedValueBox<String?>(nil)
+    /// A request sent on each subscription before `subscribe` (the PIN, `greet(with:)`).
+    private let greeting = NIOLockedValueBox<(@Sendable () -> String?)?>(nil)
 
     /// Sent to the pages while the clock cannot be reached.
     public static let unreachableLine = #"{"gateway": "clock unreachable"}"#
@@ -50,7 +52,9 @@ public final class ClockLink: Sendable {
                 let channel = try await ControlSocket.connect(path, group: group)
                 try await channel.executeThenClose { inbound, outbound in
                     // Answered in order: the version reply, then the state lines.
-                    try await outbound.write(ByteBuffer(string: Self.versionRequest + "\n" + #"{"command": "subscribe"}"# + "\n"))
+                    // The greeting's reply is skipped as any reply after the version's.
+                    let hello = greeting.withLockedValue { $0 }?().map { $0 + "\n" } ?? ""
+                    try await outbound.write(ByteBuffer(string: Self.versionRequest + "\n" + hello + #"{"command": "subscribe"}"# + "\n"))
                     var versionReply = true
                     for try await line in inbound {
                         let text = String(decoding: line.readableBytesView, as: UTF8.self)
@@ -81,6 +85,12 @@ public final class ClockLink: Sendable {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, Self.lastRetry)
         }
+    }
+
+    /// Each subscription from now on sends `line()`'s request (when not `nil`) after asking the
+    /// version: the clock hears it again whenever it restarts.
+    public func greet(with line: @escaping @Sendable () -> String?) {
+        greeting.withLockedValue { $0 = line }
     }
 
     /// Sets the `group_time` member (a JSON object) that every state line gets from now on,

@@ -10,7 +10,7 @@ public enum CommandBody {
     public enum Problem: Error, Equatable, CustomStringConvertible {
         /// What the wire contract says is wrong (`unknown command "fly" (known: …)`).
         case refused(String)
-        /// A request only the socket's own clients make (`subscribe`, `version`, `adopt`).
+        /// A request only the socket's own clients make (`subscribe`, `version`, `adopt`, `show-pin`).
         case notAButton
         public var description: String {
             switch self {
@@ -30,7 +30,7 @@ public enum CommandBody {
         } catch {
             throw .refused(error.description)
         }
-        guard case .command = request else { throw .notAButton }
+        guard case .command(let command) = request, command.isButton else { throw .notAButton }
         return request.line
     }
 }

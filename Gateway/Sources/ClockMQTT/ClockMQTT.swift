@@ -212,7 +212,8 @@ struct ClockAvailability {
 /// A `<prefix>/cmd` payload checked by the clock's own parser (`ControlRequest`, the socket's
 /// wire contract) and re-encoded as its one line. Refused: more than `maximumBytes`, not
 /// UTF-8 JSON, unknown commands or members, wrong types, and what only the socket's own
-/// clients may ask (`subscribe`, `version`; `adopt`, which only the group sync sends).
+/// clients may ask (`subscribe`, `version`; `adopt`, which only the group sync sends; `show-pin`,
+/// which only the gateway sends).
 public enum MQTTCommand {
     public static let maximumBytes = CommandBody.maximumBytes
 
@@ -232,7 +233,7 @@ public enum MQTTCommand {
         } catch {
             throw Refusal(error.description)
         }
-        guard case .command = request else {
+        guard case .command(let command) = request, command.isButton else {
             throw Refusal("only the button commands (\(ControlCommand.words.joined(separator: ", "))) are taken "
                 + "from MQTT; the state is on <prefix>/state")
         }

@@ -27,6 +27,9 @@ public final class Access: Sendable {
         self.sessionEnded = sessionEnded
     }
 
+    /// Whether any phone has logged in with the PIN (and is still known).
+    public var knowsAPhone: Bool { devices.withLockedValue { !$0.tokens.isEmpty } }
+
     public enum Login: Equatable, Sendable {
         /// `device`: the phone's `rc_device` token, new unless it came with a known one.
         case session(token: String, device: String)

@@ -1,6 +1,7 @@
 import ClockLink
 import ClockMQTT
 import ConnectionAdmission
+import ControlProtocol
 import GatewayAccess
 import GroupBridges
 import Hummingbird
@@ -38,6 +39,8 @@ public struct GatewayServer {
         /// The TV page: whether viewing needs the PIN, and what its feed needs (`DisplayFeed`).
         public var displayPin = false
         public var display = DisplayFeed(utcOffset: LocalTime.utcOffset)
+        /// `[remote] pin_on_panels`: the clock hears the PIN (`show-pin`) on each connection.
+        public var pinOnPanels = true
 
         public init(listen: ListenAddress, control: String, pin: String, page: StaticPage, programs: [String],
                     tls: (certificate: String, key: String)?, mqtt: MQTTSetup? = nil, syncGroup: String? = nil,
@@ -56,6 +59,9 @@ public struct GatewayServer {
         }
     }
 
+    /// Seconds the clock shows the PIN at each connection while no phone has logged in.
+    static let pinShownUnpaired = 120
+
     /// Largest WebSocket frame accepted from a page (it sends none).
     static let maximumFrame = 1024
 
@@ -67,6 +73,13 @@ public struct GatewayServer {
         let deviceFile = settings.stateDirectory.map { DeviceFile(stateDirectory: $0, logger: logger) }
         let access = Access(pin: settings.pin, tls: settings.tls != nil, devices: deviceFile?.load() ?? DeviceTokens(),
                             deviceFile: deviceFile, sessionEnded: { hub.end(session: $0); displayHub.end(session: $0) })
+        // The PIN for the clock's panels: shown at each connection until a phone has logged
+        // in, and kept by the clock for its hold-STOP-press-START gesture.
+        if settings.pinOnPanels {
+            link.greet { [pin = settings.pin] in
+                ControlRequest.command(.showPIN(pin: pin, seconds: access.knowsAPhone ? 0 : Self.pinShownUnpaired)).line
+            }
+        }
         let guessLog = PinGuessLog(logger: logger)
         let table = ConnectionTable(bounds: settings.bounds)
         let router = Router(context: GatewayContext.self)

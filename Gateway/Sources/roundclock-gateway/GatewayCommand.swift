@@ -101,6 +101,7 @@ struct GatewayCommand: AsyncParsableCommand {
                                                                   listen: remote.listen.host),
                                               bounds: bounds, stateDirectory: stateDirectory)
         settings.displayPin = remote.displayPin
+        settings.pinOnPanels = remote.pinOnPanels
         settings.display = DisplayFeed(utcOffset: LocalTime.utcOffset, cadence: loaded.cadence, colors: remote.displayColors)
         let app: Application<RouterResponder<GatewayContext>>
         do {

@@ -27,6 +27,8 @@ import Testing
     @Test(arguments: [
         (#"{"command": "subscribe"}"#, "only the button commands"),
         (#"{"command": "version"}"#, "only the button commands"),
+        (#"{"command": "show-pin", "pin": "1234", "seconds": 600}"#, "only the button commands"),
+        (#"{"command": "settings-set", "values": {"brightness.day": 1}}"#, "only the button commands"),
         (#"{"program": "tabata"}"#, "missing \"command\""),
         (#"{"command": 1}"#, "\"command\" must be a string"),
         (#"["start"]"#, "a request is a JSON object"),

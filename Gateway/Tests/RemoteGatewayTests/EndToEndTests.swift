@@ -25,6 +25,14 @@ import Testing
         #expect(run.stdout.hasSuffix("API check: all passed\n"))
     }
 
+    @Test func thePINOnThePanelsUntilAPhoneIsKnown() async throws {
+        let run = try await Self.check("pin_check.py")
+        #expect(run.stdout.contains("ok: no phone yet: the panels show PIN1 '4829'"))
+        #expect(run.stdout.contains("ok: the state line the phone gets shows dashes, never the digits"))
+        #expect(run.stdout.contains("ok: a phone is known: the restarted clock shows no PIN"))
+        #expect(run.stdout.hasSuffix("PIN check: all passed\n"))
+    }
+
     @Test func phonePageInHeadlessChromium() async throws {
         let run = try await Self.check("browser_check.py")
         #expect(run.stdout.contains("ok: wrong PIN refused: wrong PIN"))

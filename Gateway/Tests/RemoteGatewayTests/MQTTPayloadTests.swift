@@ -137,6 +137,8 @@ import Testing
     @Test func subscribeAdoptHugeAndBadUTF8AreRefused() {
         let refused: [[UInt8]] = [Array(#"{"command": "subscribe"}"#.utf8), Array(#"{"command": "version"}"#.utf8),
                                   Array(#"{"command": "adopt", "token": 1}"#.utf8),
+                                  Array(#"{"command": "show-pin", "pin": "0000", "seconds": 600}"#.utf8),
+                                  Array(#"{"command": "settings-reset"}"#.utf8),
                                   Array(repeating: 0x20, count: 1025), [0xFF, 0xFE] + Array(#"{"command": "start"}"#.utf8), []]
         for payload in refused {
             #expect(throws: MQTTCommand.Refusal.self) { try MQTTCommand.line(payload) }

@@ -25,8 +25,8 @@ every hole it has.
 
     python3 Gateway/Tests/e2e/hardening_check.py [--legacy-config]
 
-`--legacy-config` leaves `[remote] hosts` out of the config, for a gateway that does not
-know the key.
+`--legacy-config` leaves `[remote] hosts` and `pin_on_panels` out of the config, for a gateway
+that does not know the keys.
 """
 import argparse
 import base64
@@ -356,7 +356,8 @@ def main():
     parser.add_argument("--legacy-config", action="store_true")
     args = parser.parse_args()
     configured = None if args.legacy_config else "clock.gym.example"
-    config = CONFIG + (f'hosts = ["{configured}"]\n' if configured else "")
+    base = CONFIG.replace("pin_on_panels = false\n", "") if args.legacy_config else CONFIG
+    config = base + (f'hosts = ["{configured}"]\n' if configured else "")
     limits = unit_open_files(GATEWAY_UNIT)
     print("gateway open-file limit as in its unit:", " ".join(limits) or "none")
     with Rig(config=config, gateway_prefix=limits) as rig, Rig(config=config, tls=True, gateway_prefix=limits) as tls_rig:

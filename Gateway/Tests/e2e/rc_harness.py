@@ -29,6 +29,7 @@ CONFIG = f"""program = "countdown:5:00"
 sparring = "6 x 2:00/0:30, prep 0:10"
 [remote]
 pin = "{PIN}"
+pin_on_panels = false
 """
 
 

@@ -45,7 +45,7 @@ class Member:
         self.config = os.path.join(self.dir, "config.toml")
         self.gateway_log_path = os.path.join(self.dir, "gateway.log")
         with open(self.config, "w") as f:
-            f.write(f'program = "{program}"\n[remote]\npin = "{PIN}"\n'
+            f.write(f'program = "{program}"\n[remote]\npin = "{PIN}"\npin_on_panels = false\n'
                     f'[mqtt]\nhost = "{network.broker_address(index)}"\nport = {network.port}\nclient_id = "{self.name}"\nkeepalive = 5\n'
                     f'[sync]\ngroup = "{GROUP}"\n')
         self.clock = None

@@ -142,7 +142,8 @@ public final class ControlStateObserver: DisplayObserver {
         let changed = last.withLock { last -> ControlState? in
             for panel in panels {
                 if last.texts[panel.role] == nil { last.order.append(panel.role) }
-                last.texts[panel.role] = panel.text
+                // The PIN on the panels never leaves the clock: its digits go out as dashes.
+                last.texts[panel.role] = face.secret ? String(panel.text.map { $0.isNumber ? "-" : $0 }) : panel.text
             }
             last.status = status
             return state(&last, brightness: panels.first.map { Int($0.brightness) })
