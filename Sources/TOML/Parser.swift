@@ -4,8 +4,13 @@ struct Parser {
     let bytes: [UInt8]
     var pos = 0
     private let root = TableNode(.header)
+    /// The offset of each line feed, for the line a key is on.
+    private let lineFeeds: [Int]
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        lineFeeds = bytes.indices.filter { bytes[$0] == .lf }
+    }
 
     mutating func document() throws(TOMLError) -> TOMLTable {
         if let error = TOMLError.invalidUTF8(in: bytes) { throw error }
@@ -54,7 +59,8 @@ struct Parser {
             pos += 1
         }
         do {
-            return (isArray ? try root.appendTable(path) : try root.defineTable(path), path.count)
+            let headerLine = line(at: keyStart)
+            return (isArray ? try root.appendTable(path, line: headerLine) : try root.defineTable(path, line: headerLine), path.count)
         } catch {
             throw fail(error.message, at: keyStart)
         }
@@ -71,7 +77,7 @@ struct Parser {
         guard valueDepth <= TOML.maximumDepth else { throw fail("the key nests deeper than \(TOML.maximumDepth) levels", at: keyStart) }
         let value = try value(depth: valueDepth)
         do {
-            try table.insert(path, value)
+            try table.insert(path, value, line: line(at: keyStart))
         } catch {
             throw fail(error.message, at: keyStart)
         }
@@ -159,6 +165,17 @@ struct Parser {
         let count = text.utf8CodeUnitCount
         guard pos + count <= bytes.count else { return false }
         return text.withUTF8Buffer { prefix in prefix.elementsEqual(bytes[pos..<pos + count]) }
+    }
+
+    /// The 1-based line holding byte `offset`: one more than the line feeds before it.
+    func line(at offset: Int) -> Int {
+        var low = 0
+        var high = lineFeeds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineFeeds[middle] < offset { low = middle + 1 } else { high = middle }
+        }
+        return low + 1
     }
 
     func fail(_ message: String, at offset: Int? = nil) -> TOMLError {

@@ -3,15 +3,15 @@
 extension TOMLTable {
     /// This table with `top`'s keys laid over it: where both hold a table the two are laid
     /// over one another, key by key; anywhere else `top`'s value replaces this one's. Keys
-    /// keep this table's order, `top`'s new ones follow.
+    /// keep this table's order, `top`'s new ones follow; this table's keys keep their lines.
     public func overlaid(by top: TOMLTable) -> TOMLTable {
         var out = TOMLTable()
         for key in keys {
             guard let mine = self[key] else { continue }
             switch (mine, top[key]) {
-            case (.table(let below), .table(let above)?): out.append(key, .table(below.overlaid(by: above)))
+            case (.table(let below), .table(let above)?): out.append(key, .table(below.overlaid(by: above)), line: line(of: key))
             case (_, let above?): out.append(key, above)
-            case (_, nil): out.append(key, mine)
+            case (_, nil): out.append(key, mine, line: line(of: key))
             }
         }
         for key in top.keys where self[key] == nil {
@@ -41,7 +41,7 @@ extension TOMLTable {
         var out = TOMLTable()
         for key in keys where key != first || next != nil {
             guard let kept = key == first ? next : self[key] else { continue }
-            out.append(key, kept)
+            out.append(key, kept, line: key == first ? nil : line(of: key))
         }
         if self[first] == nil, let next { out.append(first, next) }
         return out

@@ -55,10 +55,17 @@ public struct TOMLTime: Sendable, Hashable {
 public struct TOMLTable: Sendable, Hashable {
     public private(set) var keys: [String] = []
     private var values: [TOMLKey: TOMLValue] = [:]
+    /// The line each key was written on, for messages; not part of equality.
+    private var lines: [TOMLKey: Int] = [:]
 
     public init() {}
 
     public subscript(key: String) -> TOMLValue? { values[TOMLKey(key)] }
+
+    /// The 1-based line on which the document defines `key`: its `key = value`, or the header
+    /// (`[key]`, the first `[[key]]`, or a deeper `[key.sub]`) that creates it. `nil` for a
+    /// key this table lacks.
+    public func line(of key: String) -> Int? { lines[TOMLKey(key)] }
 
     public var isEmpty: Bool { keys.isEmpty }
 
@@ -66,10 +73,12 @@ public struct TOMLTable: Sendable, Hashable {
     public static func == (a: TOMLTable, b: TOMLTable) -> Bool { a.values == b.values }
     public func hash(into hasher: inout Hasher) { hasher.combine(values) }
 
-    /// Adds a key that is not there yet (the parser checks duplicates before).
-    mutating func append(_ key: String, _ value: TOMLValue) {
+    /// Adds a key that is not there yet (the parser checks duplicates before), written on
+    /// `line` of the document when it comes from one.
+    mutating func append(_ key: String, _ value: TOMLValue, line: Int? = nil) {
         keys.append(key)
         values[TOMLKey(key)] = value
+        lines[TOMLKey(key)] = line
     }
 }
 

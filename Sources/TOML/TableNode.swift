@@ -27,24 +27,28 @@ final class TableNode {
     var origin: Origin
     private var keys: [String] = []
     private var entries: [TOMLKey: Entry] = [:]
+    /// The line of the statement that first named each key.
+    private var lines: [TOMLKey: Int] = [:]
 
     init(_ origin: Origin) { self.origin = origin }
 
     subscript(key: String) -> Entry? { entries[TOMLKey(key)] }
 
-    func add(_ key: String, _ entry: Entry) {
+    func add(_ key: String, _ entry: Entry, line: Int) {
         keys.append(key)
         entries[TOMLKey(key)] = entry
+        lines[TOMLKey(key)] = line
     }
 
     /// The finished table. Depth is bounded by `TOML.maximumDepth` while reading.
     func freeze() -> TOMLTable {
         var table = TOMLTable()
         for key in keys {
+            let line = lines[TOMLKey(key)]
             switch entries[TOMLKey(key)] {
-            case .value(let value): table.append(key, value)
-            case .table(let node): table.append(key, .table(node.freeze()))
-            case .tables(let list): table.append(key, .array(list.elements.map { .table($0.freeze()) }))
+            case .value(let value): table.append(key, value, line: line)
+            case .table(let node): table.append(key, .table(node.freeze()), line: line)
+            case .tables(let list): table.append(key, .array(list.elements.map { .table($0.freeze()) }), line: line)
             case nil: break
             }
         }
@@ -54,15 +58,15 @@ final class TableNode {
 
 /// The rules that decide whether a header or a key may define what it names.
 extension TableNode {
-    /// `key = value` with a dotted key, relative to this table.
-    func insert(_ path: [String], _ value: TOMLValue) throws(DefinitionError) {
+    /// `key = value` with a dotted key, relative to this table, written on `line`.
+    func insert(_ path: [String], _ value: TOMLValue, line: Int) throws(DefinitionError) {
         var node = self
         for (index, part) in path.dropLast().enumerated() {
             let named = Array(path[...index])
             switch node[part] {
             case nil:
                 let child = TableNode(.dotted)
-                node.add(part, .table(child))
+                node.add(part, .table(child), line: line)
                 node = child
             case .table(let child) where child.origin == .header:
                 throw DefinitionError(path: named, "table [\(render(named))] is defined by its header; add keys under that header, not with a dotted key")
@@ -77,16 +81,16 @@ extension TableNode {
         }
         guard let last = path.last else { return }
         guard case .none = node[last] else { throw DefinitionError(path: path, "\(render(path)) is already defined; each key is defined once") }
-        node.add(last, .value(value))
+        node.add(last, .value(value), line: line)
     }
 
-    /// `[path]`: the table the following keys go to.
-    func defineTable(_ path: [String]) throws(DefinitionError) -> TableNode {
-        let (parent, last) = try walkToParent(path)
+    /// `[path]` on `line`: the table the following keys go to.
+    func defineTable(_ path: [String], line: Int) throws(DefinitionError) -> TableNode {
+        let (parent, last) = try walkToParent(path, line: line)
         switch parent[last] {
         case nil:
             let table = TableNode(.header)
-            parent.add(last, .table(table))
+            parent.add(last, .table(table), line: line)
             return table
         case .table(let table) where table.origin == .implicit:
             table.origin = .header
@@ -101,13 +105,13 @@ extension TableNode {
         }
     }
 
-    /// `[[path]]`: a new element of the array of tables, which the following keys go to.
-    func appendTable(_ path: [String]) throws(DefinitionError) -> TableNode {
-        let (parent, last) = try walkToParent(path)
+    /// `[[path]]` on `line`: a new element of the array of tables, which the following keys go to.
+    func appendTable(_ path: [String], line: Int) throws(DefinitionError) -> TableNode {
+        let (parent, last) = try walkToParent(path, line: line)
         let table = TableNode(.header)
         switch parent[last] {
         case nil:
-            parent.add(last, .tables(TableList(table)))
+            parent.add(last, .tables(TableList(table)), line: line)
         case .tables(let list):
             list.elements.append(table)
         case .table:
@@ -119,13 +123,13 @@ extension TableNode {
     }
 
     /// Follows a header's key to the table holding its last part, creating implicit tables.
-    private func walkToParent(_ path: [String]) throws(DefinitionError) -> (TableNode, String) {
+    private func walkToParent(_ path: [String], line: Int) throws(DefinitionError) -> (TableNode, String) {
         var node = self
         for (index, part) in path.dropLast().enumerated() {
             switch node[part] {
             case nil:
                 let child = TableNode(.implicit)
-                node.add(part, .table(child))
+                node.add(part, .table(child), line: line)
                 node = child
             case .table(let child):
                 node = child
