@@ -157,7 +157,7 @@ public enum ControlRequest: Sendable, Hashable {
         let rule = "a whole number of seconds from -\(limit) to \(limit), not 0"
         guard let member else { throw ControlError("\"adjust\" needs a \"seconds\": \(rule)") }
         guard let seconds = member.int, seconds != 0, (-limit...limit).contains(seconds) else {
-            throw ControlError("\"seconds\" must be \(rule)")
+            throw ControlError("\"seconds\" is \(shown(member)); it must be \(rule)")
         }
         return seconds
     }
@@ -171,6 +171,12 @@ public enum ControlRequest: Sendable, Hashable {
             throw ControlError("\"show-pin\" needs \"seconds\": a whole number from 0 (remember it only) to 600")
         }
         return .showPIN(pin: pin, seconds: seconds)
+    }
+
+    /// A received value as an error quotes it: its JSON, cut to 40 characters.
+    private static func shown(_ value: JSONValue) -> String {
+        let text = value.encoded
+        return text.count <= 40 ? text : text.prefix(39) + "…"
     }
 
     /// Reads the UTF-8 of `text`.

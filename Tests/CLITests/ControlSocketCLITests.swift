@@ -17,7 +17,8 @@ import TestSupport
         states.reduce(into: []) { out, state in if out.last != state { out.append(state) } }
     }
 
-    /// docs/control-protocol.md quotes each refusal of a bad `adjust` as the clock sends it.
+    /// docs/control-protocol.md quotes each refusal of a bad `adjust` as the clock sends it
+    /// (the `seconds` received as VALUE).
     @Test func adjustRefusalsAreTheOnesTheDocsQuote() async throws {
         let clock = try ControlledClock()
         defer { clock.removeFiles() }
@@ -30,7 +31,9 @@ import TestSupport
                         #"{"command": "adjust", "seconds": 601}"#, #"{"command": "adjust", "seconds": 1.5}"#] {
             let reply = try remote.request(request)
             let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
-            let error = try #require(object?["error"] as? String, "\(request): \(reply)")
+            let received = try #require(object?["error"] as? String, "\(request): \(reply)")
+            let value = received.hasPrefix(#""seconds" is "#) ? received.dropFirst(#""seconds" is "#.count).prefix { $0 != ";" } : ""
+            let error = value.isEmpty ? received : received.replacingOccurrences(of: #""seconds" is \#(value);"#, with: #""seconds" is VALUE;"#)
             #expect(page.contains("`\(error)`"), "\(request) is refused with \(reply); docs/control-protocol.md does not quote it")
         }
         #expect(try await clock.stop() == "exit 0", "\(clock.log)")

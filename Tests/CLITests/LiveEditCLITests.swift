@@ -29,7 +29,7 @@ import TestSupport
         #expect(try remote.request(#"{"command": "back"}"#)
                 == #"{"ok": false, "error": "back: only while running or paused (the clock is ready)"}"#)
         #expect(try remote.request(#"{"command": "adjust", "seconds": "10"}"#)
-                == #"{"ok": false, "error": "\"seconds\" must be a whole number of seconds from -600 to 600, not 0"}"#)
+                == #"{"ok": false, "error": "\"seconds\" is \"10\"; it must be a whole number of seconds from -600 to 600, not 0"}"#)
         #expect(try remote.request(#"{"command": "start"}"#) == Self.ok)
         _ = try subscriber.state { $0["state"] as? String == "running" }
         #expect(try remote.request(#"{"command": "skip"}"#) == Self.ok)

@@ -36,19 +36,22 @@ import Testing
     }
 
     /// An `adjust` needs whole seconds, not 0, at most 10 minutes either way; the refusal
-    /// names the member.
+    /// names the member and the value received (cut to 40 characters).
     @Test func refusesAnAdjustWithoutUsableSeconds() {
-        let rule = #""seconds" must be a whole number of seconds from -600 to 600, not 0"#
+        let rule = "it must be a whole number of seconds from -600 to 600, not 0"
+        let long = String(repeating: "9", count: 50)
         let cases: [(String, String)] = [
             (#"{"command": "adjust"}"#, #""adjust" needs a "seconds": a whole number of seconds from -600 to 600, not 0"#),
-            (#"{"command": "adjust", "seconds": 0}"#, rule),
-            (#"{"command": "adjust", "seconds": 601}"#, rule),
-            (#"{"command": "adjust", "seconds": -601}"#, rule),
-            (#"{"command": "adjust", "seconds": 1.5}"#, rule),
-            (#"{"command": "adjust", "seconds": 1e1}"#, rule),
-            (#"{"command": "adjust", "seconds": "10"}"#, rule),
-            (#"{"command": "adjust", "seconds": null}"#, rule),
-            (#"{"command": "adjust", "seconds": 99999999999999999999999}"#, rule),
+            (#"{"command": "adjust", "seconds": 0}"#, #""seconds" is 0; "# + rule),
+            (#"{"command": "adjust", "seconds": 700}"#, #""seconds" is 700; "# + rule),
+            (#"{"command": "adjust", "seconds": 601}"#, #""seconds" is 601; "# + rule),
+            (#"{"command": "adjust", "seconds": -601}"#, #""seconds" is -601; "# + rule),
+            (#"{"command": "adjust", "seconds": 1.5}"#, #""seconds" is 1.5; "# + rule),
+            (#"{"command": "adjust", "seconds": 1e1}"#, #""seconds" is 1e1; "# + rule),
+            (#"{"command": "adjust", "seconds": "10"}"#, #""seconds" is "10"; "# + rule),
+            (#"{"command": "adjust", "seconds": null}"#, #""seconds" is null; "# + rule),
+            (#"{"command": "adjust", "seconds": 99999999999999999999999}"#, #""seconds" is 99999999999999999999999; "# + rule),
+            (#"{"command": "adjust", "seconds": \#(long)}"#, #""seconds" is \#(long.prefix(39))…; "# + rule),
             (#"{"command": "adjust", "seconds": 10, "program": "x"}"#, #"unknown member "program" for "adjust""#),
             (#"{"command": "back", "seconds": 10}"#, #"unknown member "seconds" for "back""#),
         ]

@@ -106,7 +106,7 @@ import Testing
         #expect(try client.request(#"{"command": "back"}"#)
                 == #"{"ok": false, "error": "back: only while running or paused (the clock is ready)"}"#)
         #expect(try client.request(#"{"command": "adjust", "seconds": 0}"#)
-                == #"{"ok": false, "error": "\"seconds\" must be a whole number of seconds from -600 to 600, not 0"}"#)
+                == #"{"ok": false, "error": "\"seconds\" is 0; it must be a whole number of seconds from -600 to 600, not 0"}"#)
         server.hub.publish(Self.state(1))
         #expect(try client.request(#"{"command": "adjust", "seconds": -10}"#) == #"{"ok": true}"#)
         #expect(try client.request(#"{"command": "back"}"#) == #"{"ok": true}"#)
