@@ -40,6 +40,9 @@ public struct Board: Sendable, Hashable {
 }
 
 public enum BoardFile {
+    /// The top-level keys that hold values; the others are tables.
+    package static let topLevelValueKeys = ["name", "description"]
+
     /// Reads and validates a board file's text.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> Board {
         try parse(text, file: file, recorder: nil)
@@ -48,6 +51,7 @@ public enum BoardFile {
     /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
     package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?) throws(ConfigError) -> Board {
         var root = try TOMLReader.parse(text, file: file, recorder: recorder)
+        root.topLevelValueKeys = topLevelValueKeys
         let name = try root.requiredString("name")
         let description = try root.string("description") ?? ""
 

@@ -6,6 +6,9 @@ extension Config {
     /// and the presets outside the cycle use them).
     public static let reservedNames = Presets.reservedNames
 
+    /// The top-level keys that hold values; the others are tables.
+    package static let topLevelValueKeys = ["board", "program", "start_at"]
+
     /// Reads and validates a configuration file; errors name the file and the line or key path.
     /// Without `readingSoundFiles` (the gateway, which plays nothing and may not read the
     /// clock's files), `[sound]`'s WAV files are named but not read: their sources hold no
@@ -19,19 +22,24 @@ extension Config {
         try parse(text, file: file, recorder: nil)
     }
 
-    /// `parse(_:file:)`, noting every key path it asks for in `recorder`.
-    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?,
-                              readingSoundFiles: Bool = true) throws(ConfigError) -> Config {
-        try read(try TOMLReader.parse(text, file: file, recorder: recorder), file: file, readingSoundFiles: readingSoundFiles)
+    /// `parse(_:file:)`, noting every key path it asks for in `recorder`; a board's short name
+    /// is looked for in `boardDirectories`.
+    package static func parse(_ text: String, file: String, recorder: KeyPathRecorder?, readingSoundFiles: Bool = true,
+                              boardDirectories: [String] = ShippedBoards.directories) throws(ConfigError) -> Config {
+        try read(try TOMLReader.parse(text, file: file, recorder: recorder), file: file, readingSoundFiles: readingSoundFiles,
+                 boardDirectories: boardDirectories)
     }
 
     /// Reads a parsed document: `parse`'s checks, and a settings layer's once laid over the file.
-    static func read(_ document: TOMLReader, file: String, readingSoundFiles: Bool) throws(ConfigError) -> Config {
+    static func read(_ document: TOMLReader, file: String, readingSoundFiles: Bool,
+                     boardDirectories: [String] = ShippedBoards.directories) throws(ConfigError) -> Config {
         var root = document
+        if BoardFile.isBoardShaped(root.table) { throw BoardFile.readAsConfig(file) }
+        root.topLevelValueKeys = topLevelValueKeys
         var config = Config.defaults(file: file)
 
         if let board = try root.string("board") {
-            config.board = try boardSource(board, file: file, reader: root)
+            config.board = try boardSource(board, file: file, reader: root, directories: boardDirectories)
         }
         if var table = try root.table("programs") {
             config.programs = try customPrograms(&table)
@@ -115,10 +123,17 @@ extension Config {
         return config
     }
 
-    private static func boardSource(_ value: String, file: String, reader: TOMLReader) throws(ConfigError) -> BoardSource {
+    /// `"simulator"`, a shipped board's short name (`"pi4"`: no slash, no dot), or a path,
+    /// relative to the config file's directory.
+    private static func boardSource(_ value: String, file: String, reader: TOMLReader,
+                                    directories: [String]) throws(ConfigError) -> BoardSource {
         let trimmed = value.trimmed
-        guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\" or the path of a board file, e.g. \"/usr/local/share/roundclock/boards/pi4.toml\"") }
+        guard !trimmed.isEmpty else { throw reader.fail("board", "empty; use \"simulator\", a shipped board such as \"pi4\" or the path of a board file") }
         if trimmed == "simulator" { return .simulator }
+        if ShippedBoards.isShortName(trimmed) {
+            guard ShippedBoards.names.contains(trimmed) else { throw reader.fail("board", ShippedBoards.unknownNameMessage(trimmed)) }
+            return .file(ShippedBoards.path(of: trimmed, in: directories))
+        }
         if trimmed.hasPrefix("/") { return .file(trimmed) }
         guard let slash = file.lastIndex(of: "/") else { return .file(trimmed) }
         return .file(String(file[...slash]) + trimmed)

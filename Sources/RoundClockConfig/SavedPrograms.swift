@@ -22,7 +22,9 @@ public struct SavedPrograms: Sendable, Hashable {
     public init() {}
 
     /// Reads one `[programs.NAME]` snippet as the config file's `[programs]` table is read;
-    /// the error is the line `check-config` prints, `program:` in place of the file's name.
+    /// the error is the line `check-config` prints, `program:` in place of the file's name,
+    /// without a key's line (the page edits a form, and the snippet is read without its
+    /// leading comments).
     public static func check(_ snippet: String) throws(ConfigError) -> Program {
         let text = normalized(snippet)
         guard text.utf8.count <= maxBytes else {
@@ -32,7 +34,10 @@ public struct SavedPrograms: Sendable, Hashable {
             throw ConfigError(file: snippetSource, location: "line 1, column 1",
                               message: "a program starts with its table header, e.g. [programs.circuit]")
         }
-        let programs = try parsePrograms(text, file: snippetSource)
+        let programs: [Program]
+        do { programs = try parsePrograms(text, file: snippetSource) } catch {
+            throw ConfigError(file: error.file, location: error.location, message: error.message)
+        }
         guard programs.count == 1, let program = programs.first else {
             throw ConfigError(file: snippetSource, location: "programs",
                               message: "\(programs.count) programs; give exactly one [programs.NAME] table")

@@ -1,4 +1,5 @@
 import Hex
+import RoundClockCore
 import TOML
 
 /// Typed, strict access to one TOML table: every read names its key path in errors,
@@ -13,6 +14,9 @@ struct TOMLReader {
     /// Set by `claimAllKeys()`: this table's keys are free-form names, `<name>` in `pattern`.
     private var keysAreNames = false
     private let recorder: KeyPathRecorder?
+    /// The file's top-level keys that hold values (`board`, `program`): one of them found in
+    /// a table was written after a `[table]` header by mistake.
+    var topLevelValueKeys: [String] = []
 
     init(file: String, path: String = "", pattern: String = "", table: TOMLTable, recorder: KeyPathRecorder? = nil) {
         self.file = file
@@ -20,6 +24,13 @@ struct TOMLReader {
         self.pattern = pattern
         self.table = table
         self.recorder = recorder
+    }
+
+    /// A reader of `table`, found under this one at `path`.
+    private func child(path: String, pattern: String, table: TOMLTable) -> TOMLReader {
+        var reader = TOMLReader(file: file, path: path, pattern: pattern, table: table, recorder: recorder)
+        reader.topLevelValueKeys = topLevelValueKeys
+        return reader
     }
 
     /// Parses a whole document; syntax errors carry line and column.
@@ -38,8 +49,9 @@ struct TOMLReader {
         return path.isEmpty ? shown : "\(path).\(shown)"
     }
 
+    /// The error at `key`, with the line the key is on when the file has it.
     func fail(_ key: String, _ message: String) -> ConfigError {
-        ConfigError(file: file, location: keyPath(key), message: message)
+        ConfigError(file: file, location: keyPath(key), message: message, line: table.line(of: key))
     }
 
     /// `key`'s path in the reference's notation.
@@ -115,7 +127,7 @@ struct TOMLReader {
     mutating func table(_ key: String) throws(ConfigError) -> TOMLReader? {
         guard let v = value(key, .table) else { return nil }
         guard let t = v.table else { throw fail(key, "expected a table [\(keyPath(key))], got \(describe(v))") }
-        return TOMLReader(file: file, path: keyPath(key), pattern: keyPattern(key), table: t, recorder: recorder)
+        return child(path: keyPath(key), pattern: keyPattern(key), table: t)
     }
 
     /// An array of tables (`[[key]]`).
@@ -125,8 +137,7 @@ struct TOMLReader {
         var out: [TOMLReader] = []
         for (index, element) in array.enumerated() {
             guard let t = element.table else { throw fail(key, "element \(index + 1) is not a table") }
-            out.append(TOMLReader(file: file, path: "\(keyPath(key))[\(index + 1)]", pattern: "\(keyPattern(key))[]", table: t,
-                                  recorder: recorder))
+            out.append(child(path: "\(keyPath(key))[\(index + 1)]", pattern: "\(keyPattern(key))[]", table: t))
         }
         return out
     }
@@ -179,11 +190,20 @@ struct TOMLReader {
         return keys
     }
 
-    /// Rejects keys that were never read: a typo must not be silently ignored.
+    /// Rejects keys that were never read: a typo must not be silently ignored. The message
+    /// names the fix: the key it most likely meant, or that a top-level key written after a
+    /// `[table]` header belongs above it.
     func finish() throws(ConfigError) {
         for key in table.keys.sorted() where !used.contains(key) {
-            let known = used.sorted().joined(separator: ", ")
-            throw fail(key, "unknown key; known here: \(known)")
+            if !path.isEmpty, topLevelValueKeys.contains(key) {
+                let line = table.line(of: key).map { "line \($0)" } ?? "it"
+                throw fail(key, "unknown key; top-level keys go before the first [table]: move \(line) above it")
+            }
+            let known = used.sorted()
+            if let near = NearestName.of(key, among: known) {
+                throw fail(key, "unknown key; did you mean '\(near)'?")
+            }
+            throw fail(key, "unknown key; known here: \(known.joined(separator: ", "))")
         }
     }
 }

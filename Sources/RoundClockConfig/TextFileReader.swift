@@ -50,7 +50,7 @@ extension Config {
         case .file(let path):
             let text: String
             do { text = try readTextFile(path) } catch {
-                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.location.isEmpty ? "" : error.location + ": ")\(error.message); use the path of a board file or \"simulator\"")
+                throw ConfigError(file: file, location: "board", message: "board file \"\(path)\": \(error.location.isEmpty ? "" : error.location + ": ")\(error.message); use the path of a board file, a shipped board's name such as \"pi4\", or \"simulator\"")
             }
             return try BoardFile.parse(text, file: path)
         }

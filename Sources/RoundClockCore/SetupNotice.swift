@@ -13,7 +13,8 @@ public struct SetupNotice: Sendable, Hashable {
         self.line = Self.line(in: message)
     }
 
-    /// `12` from `…: line 12, column 3: …`, the form the configuration checker writes.
+    /// `12` from `…: line 12, column 3: …` or `…: line 12: brightness.day: …`, the forms the
+    /// configuration checker writes.
     static func line(in message: String) -> Int? {
         let marker = Array(": line ".utf8)
         let bytes = Array(message.utf8)

@@ -69,7 +69,7 @@ import Testing
         try "program = \"boxing\"\n[brightness]\nday = 40\n".write(toFile: card.card + "/roundclock.toml", atomically: true, encoding: .utf8)
         let run = try await CLIRun.run(card.arguments)
         #expect(run.status == 78)
-        let message = "\(card.card)/roundclock.toml: brightness.day: 40 is out of range; allowed are 0 to 15"
+        let message = "\(card.card)/roundclock.toml: line 3: brightness.day: 40 is out of range; allowed are 0 to 15"
         #expect(run.stderr == "roundclock: \(message); nothing was changed: the clock runs on /etc/roundclock/config.toml\n")
         #expect(card.read(card.base + "/error") == message + "\n")
         #expect(card.read(card.root + "/etc/roundclock/config.toml") == nil)

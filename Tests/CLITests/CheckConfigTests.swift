@@ -45,7 +45,7 @@ import Testing
         let run = try await CLIRun.run(["check-config", path])
         #expect(run.status == 78)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "roundclock: \(path): brightness.night: 16 is out of range; allowed are 0 to 15\n")
+        #expect(run.stderr == "roundclock: \(path): line 2: brightness.night: 16 is out of range; allowed are 0 to 15\n")
     }
 
     /// A WAV file the config's `[sound]` names is read by check-config: an 8-bit one is one
@@ -61,11 +61,11 @@ import Testing
         try "[sound.start]\nsound = \"x.wav\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let run = try await CLIRun.run(["check-config", config])
         #expect(run.status == 78 && run.stdout.isEmpty)
-        #expect(run.stderr == "roundclock: \(config): sound.start.sound: WAV file \"\(dir)/x.wav\": 8-bit samples; use 16-bit PCM\n")
+        #expect(run.stderr == "roundclock: \(config): line 2: sound.start.sound: WAV file \"\(dir)/x.wav\": 8-bit samples; use 16-bit PCM\n")
         try "[sound.end]\nsound = \"gone.wav\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let missing = try await CLIRun.run(["check-config", config])
         #expect(missing.status == 78 && missing.stderr.hasPrefix(
-            "roundclock: \(config): sound.end.sound: WAV file \"\(dir)/gone.wav\": cannot open: No such file or directory (errno 2)"))
+            "roundclock: \(config): line 2: sound.end.sound: WAV file \"\(dir)/gone.wav\": cannot open: No such file or directory (errno 2)"))
         #expect(missing.stderr.split(separator: "\n").count == 1)
     }
 
@@ -126,6 +126,6 @@ import Testing
         try "name = \"b\"\n[[panels]]\nrole = \"time\"\nkind = \"seg7x4\"\naddress = 0x70\n[i2c]\nbus = 300\n".write(toFile: dir + "/b.toml", atomically: true, encoding: .utf8)
         let run = try await CLIRun.run(["check-config", dir + "/config.toml"])
         #expect(run.status == 78)
-        #expect(run.stderr == "roundclock: \(dir)/b.toml: i2c.bus: 300 is out of range; allowed are 0 to 255\n")
+        #expect(run.stderr == "roundclock: \(dir)/b.toml: line 7: i2c.bus: 300 is out of range; allowed are 0 to 255\n")
     }
 }

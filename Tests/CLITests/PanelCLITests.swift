@@ -125,7 +125,7 @@ import Testing
         let text = try String(contentsOfFile: Self.bigDigits, encoding: .utf8)
             .replacingOccurrences(of: "{ com = 3, a = 0, b = 1, c = 2, d = 3, e = 4, f = 5, g = 6, dp = 7 }", with: "{ com = 3, a = 0, b = 1, c = 2, d = 3, e = 4, f = 5, g = 6, dp = 6 }")
         try text.write(toFile: board, atomically: true, encoding: .utf8)
-        let message = "\(board): layouts.big6.digits[4].dp: COM3 ROW6 (RAM byte 6 bit 6) is already used by digit 4 segment g; each RAM bit lights one thing"
+        let message = "\(board): line 29: layouts.big6.digits[4].dp: COM3 ROW6 (RAM byte 6 bit 6) is already used by digit 4 segment g; each RAM bit lights one thing"
         let run = try await CLIRun.run(["run", "--board", board])
         #expect(run.status == 78 && run.stderr == "roundclock: \(message)\n", "\(run.stderr)")
         for (command, arguments) in [("simulate", ["simulate", "--board", board, "--virtual", "--no-tty"]), ("render", ["render", "--board", board, "--display", "big6", "1"])] {

@@ -19,7 +19,7 @@ import TestSupport
         for arguments in [["check-config", config], ["programs", "--config", config]] {
             let run = try await CLIRun.run(arguments)
             #expect(run.status == 78, "\(arguments): \(run.stdout)")
-            #expect(run.stderr == "roundclock: \(config): programs.fgb: \"fgb\" is a preset name; pick another name (reserved: boxing, mma, "
+            #expect(run.stderr == "roundclock: \(config): line 2: programs.fgb: \"fgb\" is a preset name; pick another name (reserved: boxing, mma, "
                 + "muaythai, tabata, emom, amrap, fortime, countdown, stopwatch, clock, fgb, bjj, deathby)\n", "\(arguments)")
         }
     }

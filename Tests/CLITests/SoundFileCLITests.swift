@@ -49,7 +49,7 @@ import Testing
         let bad = try await CLIRun.run(["simulate", "--virtual", "--no-tty", "--program", "countdown:0:05", "--config", config,
                                         "--sound-file", dir + "/out.wav"])
         #expect(bad.status == 78, "\(bad.stderr)")
-        #expect(bad.stderr == "roundclock: \(config): sound.volume: 101 is out of range; allowed are 0 to 100\n")
+        #expect(bad.stderr == "roundclock: \(config): line 2: sound.volume: 101 is out of range; allowed are 0 to 100\n")
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.wav"))
     }
 

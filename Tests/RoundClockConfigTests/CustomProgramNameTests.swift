@@ -31,7 +31,7 @@ import Testing
                 _ = try Config.parse("[programs]\n\(name) = \"8 x 0:20/0:10\"\n", file: "c.toml")
                 Issue.record("[programs] \(name) was accepted")
             } catch {
-                #expect(error.description == "c.toml: programs.\(name): \"\(name)\" is a preset name; pick another name (reserved: boxing, mma, muaythai, tabata, emom, amrap, fortime, countdown, stopwatch, clock, fgb, bjj, deathby)")
+                #expect(error.description == "c.toml: line 2: programs.\(name): \"\(name)\" is a preset name; pick another name (reserved: boxing, mma, muaythai, tabata, emom, amrap, fortime, countdown, stopwatch, clock, fgb, bjj, deathby)")
             }
         }
     }

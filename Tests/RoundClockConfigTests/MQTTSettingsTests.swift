@@ -35,7 +35,7 @@ import TestSupport
     @Test func aGroupMemberIdIsCheckedWithTheConfig() throws {
         let line = "[mqtt]\nclient_id = \"ring1+south\"\n[sync]\ngroup = \"ring1\"\n"
         let error = try #require(thrownError(ConfigError.self) { _ = try Config.parse(line, file: "c.toml") })
-        #expect(error.description.hasPrefix("c.toml: sync.group: [mqtt] client_id \"ring1+south\" is this clock's member id"))
+        #expect(error.description.hasPrefix("c.toml: line 4: sync.group: [mqtt] client_id \"ring1+south\" is this clock's member id"))
         #expect(try Config.parse("[mqtt]\nclient_id = \"ring1+south\"\n", file: "c.toml").mqtt != nil)
         #expect(try Config.parse("[mqtt]\nclient_id = \"ring1.south_2\"\n[sync]\ngroup = \"ring1\"\n", file: "c.toml").sync != nil)
     }

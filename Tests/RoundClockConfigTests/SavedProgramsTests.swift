@@ -36,7 +36,7 @@ import TestSupport
         do { _ = try SavedPrograms.check(bad) } catch { snippetError = error.description }
         #expect(snippetError == "program: programs.circuit.intervals[1].time: \"0:4x\" is not a usable time; use \"M:SS\", "
             + "\"H:MM:SS\" or seconds, longer than 0:00 and at most 24:00:00")
-        #expect(configError == "/etc/roundclock/config.toml: " + snippetError.dropFirst("program: ".count))
+        #expect(configError == "/etc/roundclock/config.toml: line 5: " + snippetError.dropFirst("program: ".count))
     }
 
     @Test func aSnippetIsExactlyOneProgramUnderItsHeader() {

@@ -78,7 +78,7 @@ import TestSupport
             return "accepted"
         } catch {
             #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "one line")
-            let prefix = scratch.config + ": sound.start.sound: "
+            let prefix = scratch.config + ": line 2: sound.start.sound: "
             #expect(error.description.hasPrefix(prefix))
             return String(error.description.dropFirst(prefix.count))
         }

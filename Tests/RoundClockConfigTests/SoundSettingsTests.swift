@@ -115,13 +115,14 @@ import Testing
         ("[voice]\nspeed = 1", "voice.speed: unknown key; known here: enabled, language, voice, volume"),
     ]
 
+    /// Each bad value is on line 2, under its table's header.
     @Test(arguments: bad)
     func badValueIsOneExactLine(_ toml: String, _ message: String) {
         do {
             _ = try Config.parse(toml + "\n", file: "c.toml")
             Issue.record("accepted: \(toml)")
         } catch {
-            #expect(error.description == "c.toml: " + message)
+            #expect(error.description == "c.toml: line 2: " + message)
         }
     }
 
