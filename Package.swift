@@ -141,7 +141,7 @@ let package = Package(
         ]),
         // What both commands share: exit statuses, one-line usage errors, option range checks.
         .target(name: "CommandLineSupport", dependencies: [
-            "RoundClockCore", "TOML", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "RoundClockCore", "TOML", "JSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The `roundclock` command: parses arguments, picks backends, nothing else. No benchmarks.
         .executableTarget(

@@ -15,8 +15,13 @@ extension AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let unknown = unknownHelpTopicMessage(arguments) {
+                printError("error: " + unknown)
+                exit(withError: ExitCode(ExitStatus.usage))
+            }
             if error is ExitCode || exitCode(for: error) == .success { exit(withError: error) }
-            if let unknown = unknownSubcommandMessage(Array(CommandLine.arguments.dropFirst())) {
+            if let unknown = unknownSubcommandMessage(arguments) ?? unknownOptionMessage(arguments) {
                 printError("error: " + unknown)
                 exit(withError: ExitCode(ExitStatus.usage))
             }
