@@ -18,22 +18,23 @@ import TestSupport
         return out
     }
 
-    /// The first panels (or, with `latest`, the newest) that match, waited for up to 90 s.
+    /// The first panels (or, with `latest`, the newest) that match, waited for up to 240 s.
     static func waitFor(_ what: String, frames: String, latest: Bool = false, _ matches: ([String: String]) -> Bool) async throws -> [String: String]? {
         let clock = ContinuousClock()
-        let end = clock.now.advanced(by: .seconds(90))
+        let end = clock.now.advanced(by: .seconds(240))
         while clock.now < end {
             let all = texts(frames)
             if latest, let last = all.last, matches(last) { return last }
             if !latest, let found = all.first(where: matches) { return found }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("no frame with \(what) within 90 s: \(texts(frames).last ?? [:])")
+        Issue.record("no frame with \(what) within 240 s: \(texts(frames).last ?? [:])")
         return nil
     }
 
     @Test func theGestureShowsARememberedPINWithoutStarting() async throws {
-        let clock = try ControlledClock(["--events", "25:stop:3,26:start"])
+        // The gesture comes a minute in: long after `show-pin`, even on a starved machine.
+        let clock = try ControlledClock(["--events", "60:stop:3,61:start"])
         defer { clock.removeFiles() }
         let gateway = try await clock.connect()
         #expect(try gateway.request(#"{"command": "show-pin", "pin": "482913", "seconds": 0}"#) == #"{"ok": true}"#)

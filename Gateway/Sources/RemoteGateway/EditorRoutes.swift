@@ -4,17 +4,22 @@ import GatewayAccess
 import Hummingbird
 import JSON
 
-/// The phone page's program editor (docs/remote.md "Program editor"): each route forwards
-/// one editor request to the clock, which checks the program with its own parser and keeps
-/// its own files; the gateway writes nothing.
+/// The phone page's program editor (docs/remote.md "Program editor") and setup page
+/// ("Setup"): each route forwards one request to the clock, which checks the program or the
+/// settings with its own parser and keeps its own files; the gateway writes nothing.
 extension GatewayRoutes {
     func addEditor(to router: Router<GatewayContext>) {
         router.get("/api/editor/programs") { request, _ -> Response in
             guard access.hasSession(request) else { return Self.noSession }
             return await forward(ControlRequest.edit(.list).line)
         }
-        for route in EditorBody.commands.keys.sorted() {
-            router.post(RouterPath("/api/editor/\(route)")) { request, _ -> Response in
+        router.get("/api/settings") { request, _ -> Response in
+            guard access.hasSession(request) else { return Self.noSession }
+            return await forward(ControlRequest.settings(.show).line)
+        }
+        let routes = EditorBody.commands.keys.map { ("/api/editor/\($0)", $0) } + EditorBody.settingsCommands.keys.map { ("/api/\($0)", $0) }
+        for (path, route) in routes.sorted(by: { $0.0 < $1.0 }) {
+            router.post(RouterPath(path)) { request, _ -> Response in
                 guard access.originIsAllowed(request) else { return Self.crossSite }
                 guard access.hasSession(request) else { return Self.noSession }
                 let line: String

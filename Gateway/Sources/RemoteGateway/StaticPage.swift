@@ -20,6 +20,8 @@ public struct StaticPage: Sendable {
         ("/editor.html", "editor.html", "text/html; charset=utf-8"),
         ("/editor.js", "editor.js", "text/javascript; charset=utf-8"),
         ("/editor.css", "editor.css", "text/css; charset=utf-8"),
+        ("/setup.html", "setup.html", "text/html; charset=utf-8"),
+        ("/setup.js", "setup.js", "text/javascript; charset=utf-8"),
         ("/icon.svg", "icon.svg", "image/svg+xml"),
         ("/display", "display.html", "text/html; charset=utf-8"),
         ("/display.js", "display.js", "text/javascript; charset=utf-8"),

@@ -33,6 +33,16 @@ import Testing
         #expect(run.stdout.hasSuffix("PIN check: all passed\n"))
     }
 
+    @Test func setupPageSavesSettingsOnTheClockInHeadlessChromium() async throws {
+        let run = try await Self.check("setup_check.py")
+        #expect(run.stdout.contains("ok: without the PIN the setup page shows nothing"))
+        #expect(run.stdout.contains("ok: each step of the day slider reached the chips as it moved, 14 down to 3"))
+        #expect(run.stdout.contains("ok: a bad time: the clock's line settings: start_at: \"25:00\" is not a time of day"))
+        #expect(run.stdout.contains("ok: a restarted clock keeps the page's settings"))
+        #expect(run.stdout.contains("ok: use the config file alone: settings.toml removed, brightness 15 again"))
+        #expect(run.stdout.hasSuffix("setup check: all passed\n"))
+    }
+
     @Test func phonePageInHeadlessChromium() async throws {
         let run = try await Self.check("browser_check.py")
         #expect(run.stdout.contains("ok: wrong PIN refused: wrong PIN"))
@@ -74,13 +84,14 @@ import Testing
     /// Installs the pinned axe-selenium-python into a cached venv on its first run.
     @Test func pagesWorkWithAKeyboardAScreenReaderAndLargeTextOnANarrowPhone() async throws {
         let run = try await Self.check("a11y_check.py")
-        for page in ["phone page, locked", "phone page, ready", "phone page, paused", "editor", "TV page, running"] {
+        for page in ["phone page, locked", "phone page, ready", "phone page, paused", "editor", "setup", "TV page, running"] {
             #expect(run.stdout.contains("ok: \(page): axe-core 4.10.2 at 32 px and 16 px text"))
             #expect(run.stdout.contains("ok: \(page): Tab reaches"))
             #expect(run.stdout.contains("ok: \(page): layout at 32 px text"))
         }
         #expect(run.stdout.contains("ok: Space on START ran the clock, Enter on STOP paused it"))
         #expect(run.stdout.contains("ok: NEW PROGRAM, a name and SAVE from the keyboard: saved stretch"))
+        #expect(run.stdout.contains("ok: the day brightness slider moved from the keyboard"))
         #expect(!run.stdout.contains("FAIL:"))
         #expect(run.stdout.hasSuffix("a11y check: all passed\n"))
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The three pages as assistive technology and a small phone meet them: headless Chromium
+"""The four pages as assistive technology and a small phone meet them: headless Chromium
 (Debian's chromium and chromium-driver) as a phone 360 CSS px wide whose user set text to
 200%, against a real gateway and `roundclock run --simulate --control` on loopback.
 
@@ -11,14 +11,14 @@ compared with its size at 16 px (a11y_probe.layout). Zooming the page or the dev
 density would change every length alike, not the text against the layout.
 
 On the phone page (locked, ready, paused), the program editor (a saved program in the list,
-the form open) and the TV page (a round running), each checked in full:
+the form open), the setup page and the TV page (a round running), each checked in full:
   - axe-core (from `axe-selenium-python`, pinned) reports no serious or critical violation;
   - Tab reaches every control in document order, going down the page, each with a visible
     focus ring and an accessible name; Enter and Space activate it;
   - nothing is wider than the screen, cut off or off-screen, and every target is at least
     48x48 CSS px.
 The login, START, STOP, NEW PROGRAM and SAVE are also done from the keyboard for real. Writes
-the pictures phone-360-200.png, editor-360-200.png and tv-360-200.png to $ARTIFACTS (default
+the pictures phone-360-200.png, editor-360-200.png, setup-360-200.png and tv-360-200.png to $ARTIFACTS (default
 <repo>/.build-artifacts; scripts/screenshots copies them to docs/images/). Prints every problem
 found and exits 1 if there is one.
 
@@ -112,6 +112,17 @@ def editor_page(driver, rig, problems):
     shot(driver, "editor-360-200.png")
 
 
+def setup_page(driver, rig, problems):
+    driver.get(rig.origin + "/setup.html")
+    wait_for(lambda: driver.find_element(By.ID, "form").is_displayed(), what="the setup form")
+    tab_to(driver, "day")
+    keys(driver, Keys.ARROW_LEFT)
+    wait_for(lambda: "day = 14" in text(driver, "page-settings"), what="day 14 saved after the arrow key")
+    print("ok: the day brightness slider moved from the keyboard:", text(driver, "page-settings"))
+    check(driver, "setup", problems)
+    shot(driver, "setup-360-200.png")
+
+
 def tv_page(driver, rig, problems):
     driver.get(rig.origin + "/display")
     wait_for(lambda: driver.execute_script("return document.body.className") in ("work", "rest", "warning"),
@@ -129,6 +140,7 @@ def main():
             print(f"phone: {WIDTH}x{HEIGHT} CSS px, default text {TEXT_SIZE} px (200%)")
             phone_page(driver, rig, problems)
             editor_page(driver, rig, problems)
+            setup_page(driver, rig, problems)
             tv_page(driver, rig, problems)
         finally:
             driver.quit()

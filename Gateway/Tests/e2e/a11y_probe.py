@@ -121,7 +121,8 @@ def keyboard(driver, page):
     """Tab from the top reaches every control once, in document order, each below or right of
     the one before; each shows a focus ring (an outline of 2 px or more at 3:1 against what
     is behind it, or the browser's own) and has an accessible name; Enter activates buttons
-    and links, Space buttons and checkboxes, arrows change a select, keys type into a field.
+    and links, Space buttons and checkboxes, arrows change a select or a slider, keys type into
+    a field.
     The page's own handlers never see these keys' effects (a capturing listener stops them),
     so the page's state is unchanged."""
     problems = []
@@ -184,6 +185,9 @@ def _activation(driver, elements, names):
             elif tag == "SELECT":
                 tries = [(Keys.ARROW_DOWN if driver.execute_script("return arguments[0].selectedIndex < arguments[0].length - 1",
                                                                    element) else Keys.ARROW_UP, "change")]
+            elif tag == "INPUT" and kind == "range":
+                tries = [(Keys.ARROW_RIGHT if driver.execute_script("return Number(arguments[0].value) < Number(arguments[0].max)",
+                                                                    element) else Keys.ARROW_LEFT, "input")]
             elif tag in ("INPUT", "TEXTAREA"):
                 tries = [("7", "input")]
             else:
