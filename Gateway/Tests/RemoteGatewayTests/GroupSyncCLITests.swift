@@ -17,14 +17,14 @@ import Testing
     @Test func syncWithoutMQTTIsOneLineAndExit78() async throws {
         let run = try await run(config: "[remote]\npin = \"1234\"\n[sync]\ngroup = \"ring1\"\n")
         #expect(run.status == 78)
-        #expect(run.stderr == "error: DIR/config.toml: sync.group: a group shares its session through an MQTT broker; add an [mqtt] table\n")
+        #expect(run.stderr == "error: DIR/config.toml: line 4: sync.group: a group shares its session through an MQTT broker; add an [mqtt] table\n")
     }
 
     @Test func aClientIDThatIsNoMemberIDIsOneLineAndExit78() async throws {
         let run = try await run(config: "[remote]\npin = \"1234\"\n[mqtt]\nhost = \"127.0.0.1\"\nclient_id = \"ring1:south\"\n[sync]\ngroup = \"ring1\"\n")
         #expect(run.status == 78)
         // The config reader refuses it (as `check-config` does), before the gateway's own check.
-        #expect(run.stderr == "error: DIR/config.toml: sync.group: [mqtt] client_id \"ring1:south\" is this clock's member id in the group; "
+        #expect(run.stderr == "error: DIR/config.toml: line 7: sync.group: [mqtt] client_id \"ring1:south\" is this clock's member id in the group; "
                 + "use only ASCII letters, digits, '-', '_' and '.', e.g. \"ring1-north\"\n")
     }
 }
