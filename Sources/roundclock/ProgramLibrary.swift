@@ -62,6 +62,12 @@ final class ProgramLibrary: Sendable {
         return (configured + saved.withLock { $0.programs }.filter { !names.contains($0.name) }).sorted { $0.name < $1.name }
     }
 
+    /// The saved program `name` (none when the config file has one of that name, which wins).
+    @Sendable func savedProgram(_ name: String) -> Program? {
+        guard !configured.contains(where: { $0.name == name }) else { return nil }
+        return saved.withLock { $0.programs.first { $0.name == name } }
+    }
+
     /// `config` with the saved programs among its `[programs]`.
     func merged(_ config: Config) -> Config {
         var merged = config

@@ -55,14 +55,15 @@ extension Run {
             guard configPath != nil || simulate || board != nil else {
                 throw ValidationError("no \(Config.defaultPath): give --config FILE or --board FILE (or --simulate)")
             }
+            // The editor's saved programs, next to the config's: `--program`, MODE and the state
+            // file's program name reach them as they do `[programs]`. The setup page's settings
+            // cannot change `[programs]`, so the file alone names the ones that shadow saved ones.
+            let fileAlone = try configPath.map { path throws(ConfigError) in try Config.load(path) } ?? Config.defaults()
+            let library = ProgramLibrary(directory: stateDirectory(), configured: fileAlone.programs, logger: Logger(label: "roundclock"))
             // The setup page's settings, laid over the file (or the built-in defaults).
             let settings = SettingsStore(directory: stateDirectory(), configPath: configPath, logger: Logger(label: "roundclock"),
-                                         adjust: fixedBrightness)
-            var loaded = try settings.startingConfig()
-            // The editor's saved programs, next to the config's: `--program`, MODE and the state
-            // file's program name reach them as they do `[programs]`.
-            let library = ProgramLibrary(directory: stateDirectory(), configured: loaded.programs, logger: Logger(label: "roundclock"))
-            loaded = library.merged(loaded)
+                                         adjust: fixedBrightness, savedProgram: library.savedProgram)
+            let loaded = library.merged(try settings.startingConfig())
             let chosenBoard = try board.map { try BoardFile.load($0) } ?? loaded.loadBoard()
             let programGiven = CommandLine.arguments.contains { $0 == "--program" || $0.hasPrefix("--program=") }
             let program: Program

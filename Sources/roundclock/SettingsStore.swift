@@ -30,6 +30,9 @@ final class SettingsStore: Sendable {
     /// What the running clock adds to a config (`--brightness`, the saved programs).
     private let adjust: Mutex<@Sendable (Config) -> Config>
     private let jobs = Atomic<Int>(0)
+    /// A program saved from the editor, by name (`ProgramLibrary`): the page may make one the
+    /// program at start, which the config file alone does not know.
+    private let savedProgram: @Sendable (String) -> Program?
 
     struct Current {
         var layer = SettingsLayer()
@@ -48,6 +51,7 @@ final class SettingsStore: Sendable {
     /// set aside (`settings.toml.corrupt`, ...), and the clock starts without it.
     init(directory: String?, configPath: String?, logger: Logger,
          adjust: @escaping @Sendable (Config) -> Config = { $0 },
+         savedProgram: @escaping @Sendable (String) -> Program? = { _ in nil },
          write: @escaping DurableWrite = { text, path, temp, directory throws(SystemError) in
              try DurableFiles.writeAtomically(text, path: path, temp: temp, directory: directory)
          }) {
@@ -56,6 +60,7 @@ final class SettingsStore: Sendable {
         self.logger = logger
         self.write = write
         self.adjust = Mutex(adjust)
+        self.savedProgram = savedProgram
         self.current = Mutex(Current())
         if let path { current.withLock { $0.layer = load(path) } }
     }
@@ -68,7 +73,7 @@ final class SettingsStore: Sendable {
         let layer = current.withLock { $0.layer }
         var config: Config
         do throws(ConfigError) {
-            config = try Config.parse(text, file: configFile, layer: layer, layerFile: path ?? SettingsLayer.pageSource)
+            config = try merged(text, layer, layerFile: path ?? SettingsLayer.pageSource)
             do throws(ConfigError) {
                 if layer.value("board") != nil { _ = try config.loadBoard() }
             } catch {
@@ -129,7 +134,7 @@ final class SettingsStore: Sendable {
         }
         let config: Config
         do {
-            config = adjust.withLock { $0 }(try Config.parse(try configText(), file: configFile, layer: next, layerFile: SettingsLayer.pageSource))
+            config = adjust.withLock { $0 }(try merged(try configText(), next, layerFile: SettingsLayer.pageSource))
             _ = try CheckConfig.check(config, devices: false)
         } catch {
             return ControlReply.failed(next.naming(error, as: SettingsLayer.pageSource).description).line
@@ -174,6 +179,17 @@ final class SettingsStore: Sendable {
         }
         if let refused = now.refused { members.append(JSONMember("refused", .string(refused))) }
         return JSONValue.object(members).encoded
+    }
+
+    /// The config file's `text` with `layer` over it; a `program` naming a program saved from
+    /// the editor is that program.
+    private func merged(_ text: String, _ layer: SettingsLayer, layerFile: String) throws(ConfigError) -> Config {
+        guard let name = layer.value("program")?.string, let saved = savedProgram(name) else {
+            return try Config.parse(text, file: configFile, layer: layer, layerFile: layerFile)
+        }
+        var config = try Config.parse(text, file: configFile, layer: try layer.setting("program", to: nil), layerFile: layerFile)
+        config.program = saved
+        return config
     }
 
     private func configText() throws(ConfigError) -> String {

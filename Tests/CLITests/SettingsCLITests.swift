@@ -99,6 +99,27 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir + "/settings.toml"))
     }
 
+    @Test func aProgramSavedFromTheEditorCanBeTheProgramAtStart() async throws {
+        let dir = try Self.directory("settings-saved-program")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = try Self.config(in: dir)
+        let clock = try ControlledClock(["--config", config, "--state-dir", dir])
+        defer { clock.removeFiles() }
+        let remote = try await clock.connect()
+        let saved = try ProgramEditorCLITests.object(try remote.request(ProgramEditorCLITests.request("program-save", toml: ProgramEditorCLITests.circuit)))
+        #expect(saved["ok"] as? Bool == true)
+        let reply = try ProgramEditorCLITests.object(try remote.request(Self.set(["program": "circuit"])))
+        #expect(reply["ok"] as? Bool == true, "\(reply)")
+        #expect((reply["values"] as? [String: Any])?["program"] as? String == "circuit")
+        #expect(try await clock.stop() == "exit 0", "\(clock.log)")
+        let again = try ControlledClock(["--config", config, "--state-dir", dir])
+        defer { again.removeFiles() }
+        let watcher = try await again.connect()
+        try watcher.send(#"{"command": "subscribe"}"#)
+        _ = try watcher.state { $0["program"] as? String == "circuit" && $0["rounds"] as? Int == 2 }
+        #expect(try await again.stop() == "exit 0", "\(again.log)")
+    }
+
     @Test func settingsResetReachesTheRunningClock() async throws {
         let dir = try Self.directory("settings-reset")
         defer { try? FileManager.default.removeItem(atPath: dir) }
