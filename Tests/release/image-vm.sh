@@ -57,6 +57,8 @@ VM_LABEL=image-vm PREP_FAILED_SUMMARY="image-vm: 0 passed, 1 failed"
 NICE=(nice -n 19)
 : > "$DETAILS"; : > "$CONSOLE"
 detail() { echo "[$(date +%T)] $*" >> "$DETAILS"; }
+# host_wait SECONDS COMMAND...: until COMMAND succeeds on the host, every 2 s; 1 at the deadline.
+host_wait() { local end=$(( $(date +%s) + $1 )); shift; until "$@"; do [ "$(date +%s)" -gt "$end" ] && return 1; sleep 2; done; }
 
 PASSED=0 FAILED=0
 result() {
@@ -260,8 +262,9 @@ guest_bg() {
 # guest helpers, sourced by every command: the clock's socket, its state, the panels' RAM
 cat > "$SHARE/lib.sh" <<'LIB'
 SOCK=/run/roundclock/control.sock
-ctl() { printf '%s\n' "$1" | timeout 10 socat -t 2 - "UNIX-CONNECT:$SOCK" 2>/dev/null | head -1; }
-state_line() { printf '{"command": "subscribe"}\n' | timeout 10 socat -t 2 - "UNIX-CONNECT:$SOCK" 2>/dev/null | head -1; }
+# A first boot under TCG can keep the clock from answering for seconds: wait up to 15 s.
+ctl() { printf '%s\n' "$1" | timeout 20 socat -t 15 - "UNIX-CONNECT:$SOCK" 2>/dev/null | head -1; }
+state_line() { printf '{"command": "subscribe"}\n' | timeout 20 socat -t 15 - "UNIX-CONNECT:$SOCK" 2>/dev/null | head -1; }
 field() { grep -o "\"$1\": *[^,}]*" | head -1 | sed 's/^[^:]*: *//; s/"//g'; }
 state() { state_line | field state; }
 now_s() { local t=$EPOCHREALTIME; echo "${t%.*}"; }
@@ -330,7 +333,14 @@ else
 fi
 
 # SSH switched on by the card's ssh file; the login from userconf.txt
-out=$(G ssh 60 'wait_true 30 is_active ssh.service || true
+# The card's units finish after multi-user's agent is up on a slow first boot (systemctl
+# enable alone takes a minute under TCG): wait for them, then look.
+out=$(G ssh 420 'settled() { ! systemctl -q is-active roundclock-sshswitch.service roundclock-userconf.service 2>/dev/null &&
+  [ "$(systemctl show -p ActiveState --value roundclock-sshswitch.service)" != activating ] &&
+  [ "$(systemctl show -p ActiveState --value roundclock-userconf.service)" != activating ]; }
+wait_true 300 settled || true
+wait_true 60 is_active ssh.service || true
+journalctl -b -u roundclock-sshswitch.service -u roundclock-userconf.service --no-pager -o short-monotonic | tail -8
 echo "ssh=$(systemctl is-active ssh.service) enabled=$(systemctl is-enabled ssh.service)"
 echo "files=$(ls /boot/firmware/ssh /boot/firmware/ssh.txt /boot/firmware/userconf.txt 2>/dev/null | tr "\n" " ")"
 echo "keys=$(ls /etc/ssh/ssh_host_*_key 2>/dev/null | wc -l)"
@@ -375,6 +385,10 @@ fi
 
 # the gateway from the host: login with the card's PIN, STOP (pause) and START through the API
 jar=$RUN/cookies base=http://127.0.0.1:$PORT
+# The gateway first reaches the clock (its page says "clock unreachable" until then).
+reached() { curl -sS -m 30 -o /dev/null -w '%{http_code}' -b "$jar" "$base/api/state" 2>/dev/null | grep -qx 200; }
+curl -sS -m 60 -o /dev/null -c "$jar" -H 'Content-Type: application/json' -d "{\"pin\": \"$CARD_PIN\"}" "$base/api/login" 2>> "$DETAILS" || true
+host_wait 300 reached || true
 login=$(curl -sS -m 60 -o /dev/null -w '%{http_code}' -c "$jar" -H 'Content-Type: application/json' \
         -d "{\"pin\": \"$CARD_PIN\"}" "$base/api/login" 2>> "$DETAILS" || true)
 stop=$(curl -sS -m 60 -b "$jar" -H 'Content-Type: application/json' -d '{"command": "stop"}' "$base/api/command" 2>> "$DETAILS" || true)
@@ -482,9 +496,10 @@ sleep 2; echo "after=$(state_line)"') || true
   prog1=$(echo "$after" | grep -o '"program": *"[^"]*"' | head -1 | cut -d'"' -f4)
   a0=$(echo "$before" | grep -o '"anchor_realtime_ns": *[0-9]*' | head -1 | grep -o '[0-9]*$')
   a1=$(echo "$after" | grep -o '"anchor_realtime_ns": *[0-9]*' | head -1 | grep -o '[0-9]*$')
+  # The restarted clock maps its restored anchor to the wall clock anew: the same start within 5 ms.
   if grep -q '^rc=0' <<< "$out" && grep -q "^version=$IMAGE_VERSION+up1 gateway=.*+up1" <<< "$out" && [ "$st1" = running ] &&
-     [ "$prog1" = "$prog0" ] && [ -n "$a0" ] && [ "$a0" = "$a1" ]; then
-    result PASS upgrade "apt upgrade to $IMAGE_VERSION+up1 (both packages) from the host's signed repository in $T_APT s, mid-round: still running, program $prog1, the run's start unchanged"
+     [ "$prog1" = "$prog0" ] && [ -n "$a0" ] && [ -n "$a1" ] && [ $(( a0 > a1 ? a0 - a1 : a1 - a0 )) -le 5000000 ]; then
+    result PASS upgrade "apt upgrade to $IMAGE_VERSION+up1 (both packages) from the host's signed repository in $T_APT s, mid-round: still running, program $prog1, the run's start within $(( (a0 > a1 ? a0 - a1 : a1 - a0) / 1000 )) µs"
   else
     result FAIL upgrade "$(grep -E '^(rc|version)=' <<< "$out" | tr '\n' ' '); before: $before; after: $after"
   fi
