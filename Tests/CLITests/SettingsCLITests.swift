@@ -70,8 +70,8 @@ import TestSupport
         #expect(try remote.request(#"{"command": "start"}"#) == ProgramEditorCLITests.ok)
         _ = try watcher.state { $0["state"] as? String == "running" }
         #expect(try ProgramEditorCLITests.object(try remote.request(Self.set(["program": "boxing"])))["ok"] as? Bool == true)
-        #expect(Self.texts(try ProgramEditorCLITests.object(try remote.request(#"{"command": "settings"}"#))["settings"])
-                == ["brightness.day": "3", "program": "boxing"])
+        let shownSettings = try ProgramEditorCLITests.object(try remote.request(#"{"command": "settings"}"#))
+        #expect(Self.texts(shownSettings["settings"]) == ["brightness.day": "3", "program": "boxing"])
         #expect(try remote.request(#"{"command": "reset"}"#) == ProgramEditorCLITests.ok)
         _ = try watcher.state { $0["state"] as? String == "ready" && $0["program"] as? String == "emom:10" }
         #expect(try await clock.stop() == "exit 0", "\(clock.log)")

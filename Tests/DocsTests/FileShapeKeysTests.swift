@@ -17,6 +17,7 @@ import Testing
     }
 
     @Test func aBoardFilesTopLevelKeysAreTheBoardParsersOwn() throws {
-        #expect(Self.topLevel(try ParserKeys.boardKeys()) == BoardFile.topLevelKeys)
+        let boardKeys = try ParserKeys.boardKeys()
+        #expect(Self.topLevel(boardKeys) == BoardFile.topLevelKeys)
     }
 }

@@ -1,5 +1,6 @@
 import RoundClockCore
 import Testing
+import TestSupport
 import TOML
 @testable import RoundClockConfig
 
@@ -37,27 +38,29 @@ import TOML
     }
 
     @Test func onlyThePageKeysCanBeSet() throws {
-        let error = try #require(throws: ConfigError.self) { try SettingsLayer().setting("wifi.passphrase", to: .string("x")) }
+        let error = try #require(thrownError(ConfigError.self) { _ = try SettingsLayer().setting("wifi.passphrase", to: .string("x")) })
         #expect(error.description.hasPrefix("settings: wifi.passphrase: the setup page cannot set this key (it sets board, program,"))
         #expect(error.description.hasSuffix("; set it in /etc/roundclock/config.toml"))
-        let file = try #require(throws: ConfigError.self) { try SettingsLayer.load("[remote]\npin = \"1\"\n", file: "/var/lib/roundclock/settings.toml") }
+        let file = try #require(thrownError(ConfigError.self) { _ = try SettingsLayer.load("[remote]\npin = \"1\"\n", file: "/var/lib/roundclock/settings.toml") })
         #expect(file.description.hasPrefix("/var/lib/roundclock/settings.toml: remote.pin: the setup page cannot set this key"))
     }
 
     @Test func aBadValueNamesTheLayerAndTheFileStaysBlamedForItsOwn() throws {
         let layer = try Self.layer([("brightness.day", .integer(30))])
-        let error = try #require(throws: ConfigError.self) {
-            try Config.parse(Self.file, file: "/etc/roundclock/config.toml", layer: layer, layerFile: "settings")
-        }
+        let error = try #require(thrownError(ConfigError.self) {
+            _ = try Config.parse(Self.file, file: "/etc/roundclock/config.toml", layer: layer, layerFile: "settings")
+        })
         #expect(error.description == "settings: brightness.day: 30 is out of range; allowed are 0 to 15")
-        let wrongFile = try #require(throws: ConfigError.self) {
-            try Config.parse(Self.file + "\n[idle]\nclock_after_minutes = -1\n", file: "/etc/roundclock/config.toml",
-                             layer: try Self.layer([("brightness.day", .integer(3))]), layerFile: "settings")
-        }
+        let brighter = try Self.layer([("brightness.day", .integer(3))])
+        let wrongFile = try #require(thrownError(ConfigError.self) {
+            _ = try Config.parse(Self.file + "\n[idle]\nclock_after_minutes = -1\n", file: "/etc/roundclock/config.toml",
+                                 layer: brighter, layerFile: "settings")
+        })
         #expect(wrongFile.file == "/etc/roundclock/config.toml")
-        let time = try #require(throws: ConfigError.self) {
-            try Config.parse(Self.file, file: "c.toml", layer: try Self.layer([("start_at", .array([.string("25:00")]))]), layerFile: "settings")
-        }
+        let lateStart = try Self.layer([("start_at", .array([.string("25:00")]))])
+        let time = try #require(thrownError(ConfigError.self) {
+            _ = try Config.parse(Self.file, file: "c.toml", layer: lateStart, layerFile: "settings")
+        })
         #expect(time.description.hasPrefix("settings: start_at: \"25:00\" is not a time of day"))
     }
 
