@@ -7,12 +7,6 @@ const $ = (id) => document.getElementById(id);
 let checkTimer = null;
 let checkSerial = 0;
 
-function errorOf(result) {
-  if (result.json && typeof result.json.error === "string") { return result.json.error; }
-  if (result.json && result.json.error && result.json.error.message) { return result.json.error.message; }
-  return "HTTP " + result.status;
-}
-
 // -- TOML: the snippet the form stands for, and a reader for the same subset -------------
 
 function quote(text) { return '"' + text.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"'; }

@@ -8,11 +8,6 @@ let lastSent = 0;
 let pending = null;
 let pendingTimer = null;
 
-function errorOf(result) {
-  if (result.json && typeof result.json.error === "string") { return result.json.error; }
-  return "HTTP " + result.status;
-}
-
 function fields() { return [...document.querySelectorAll("[data-key]")]; }
 
 // The value a field sends, as the config file writes it; null: the page's value removed.
