@@ -75,18 +75,13 @@ struct CheckConfig: ParsableCommand {
     /// The setup page's settings in the state directory, and a line when they cannot be read
     /// (then the file is checked alone, as the clock would start).
     static func settingsLayer(_ file: String) -> (SettingsLayer, String?) {
-        let text: String
-        do throws(SystemError) {
-            text = try SmallFiles.readText(file, limit: SettingsLayer.maxBytes, followSymlinks: false)
-        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
-            return (SettingsLayer(), nil)
-        } catch {
-            return (SettingsLayer(), "settings: the setup page's \(file) cannot be read (\(error)); the file alone, each from:")
-        }
         do {
-            return (try SettingsLayer.load(text, file: file), nil)
+            return (try SettingsLayer.read(file), nil)
         } catch {
-            return (SettingsLayer(), "settings: \(error); the clock sets it aside; the file alone, each from:")
+            switch error {
+            case .unreadable(let why): return (SettingsLayer(), "settings: the setup page's \(file) cannot be read (\(why)); the file alone, each from:")
+            case .invalid(let why): return (SettingsLayer(), "settings: \(why); the clock sets it aside; the file alone, each from:")
+            }
         }
     }
 

@@ -64,21 +64,18 @@ struct SettingsCommand: ParsableCommand {
                 if let refused = reply["refused"]?.string { print("# left out at start: \(refused)") }
                 return
             }
-            let text: String
-            do throws(SystemError) {
-                text = try SmallFiles.readText(place.file, limit: SettingsLayer.maxBytes, followSymlinks: false)
-            } catch where error.errno == ENOENT {
-                return
-            } catch {
-                printError("settings: \(error)")
-                throw ExitCode(ExitStatus.unavailable)
-            }
             do {
-                let layer = try SettingsLayer.load(text, file: place.file)
+                let layer = try SettingsLayer.read(place.file)
                 for key in layer.keyPaths { if let value = layer.value(key) { print("\(key) = \(value.inlineText(limit: Int.max))") } }
             } catch {
-                printError(error.description)
-                throw ExitCode(ConfigError.exitCode)
+                switch error {
+                case .unreadable(let why):
+                    printError("settings: \(why)")
+                    throw ExitCode(ExitStatus.unavailable)
+                case .invalid(let why):
+                    printError(why.description)
+                    throw ExitCode(ConfigError.exitCode)
+                }
             }
         }
     }

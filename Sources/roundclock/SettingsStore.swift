@@ -198,16 +198,8 @@ final class SettingsStore: Sendable {
     }
 
     private func load(_ path: String) -> SettingsLayer {
-        let text: String
-        do throws(SystemError) {
-            text = try SmallFiles.readText(path, limit: SettingsLayer.maxBytes, followSymlinks: false)
-        } catch {
-            if error.errno == ENOENT || error.errno == ENOTDIR, error.operation == "open" { return SettingsLayer() }
-            setAside(path, because: error.description)
-            return SettingsLayer()
-        }
         do {
-            return try SettingsLayer.load(text, file: path)
+            return try SettingsLayer.read(path)
         } catch {
             setAside(path, because: error.description)
             return SettingsLayer()
