@@ -57,6 +57,7 @@ public struct SettingsLayer: Sendable, Hashable {
         for path in table.valuePaths {
             let key = dotted(path)
             try checkSettable(key, file: file)
+            try checkValue(key, table[path: path], file: file)
             layer.table = layer.table.setting(path, to: table[path: path])
         }
         if let stray = table.keys.first(where: { table[$0]?.table?.isEmpty == true }) {
@@ -70,6 +71,7 @@ public struct SettingsLayer: Sendable, Hashable {
     /// layer is laid over the config file (`Config.load(_:layer:layerFile:)`).
     public func setting(_ keyPath: String, to value: TOMLValue?) throws(ConfigError) -> SettingsLayer {
         try Self.checkSettable(keyPath, file: Self.pageSource)
+        try Self.checkValue(keyPath, value, file: Self.pageSource)
         var next = self
         next.table = table.setting(Self.parts(keyPath), to: value)
         guard next.text.utf8.count <= Self.maxBytes else {
@@ -95,6 +97,16 @@ public struct SettingsLayer: Sendable, Hashable {
     /// When `keyPath` takes effect; `nil` for a key the page may not set.
     public static func effect(of keyPath: String) -> Effect? {
         keys.first { $0.key == keyPath }?.value
+    }
+
+    /// The page picks a shipped board by name, never a path: a path would let a phone have
+    /// the clock read any file it can and show the start of it in the checker's error.
+    private static func checkValue(_ keyPath: String, _ value: TOMLValue?, file: String) throws(ConfigError) {
+        guard keyPath == "board", let value else { return }
+        guard let name = value.string, ShippedBoards.names.contains(name) else {
+            throw ConfigError(file: file, location: keyPath, message: "\(value.inlineText()) is not a shipped board; the setup page picks one of "
+                + "\(ShippedBoards.names.joined(separator: ", ")); a board file of your own goes in \(Config.defaultPath)")
+        }
     }
 
     private static func checkSettable(_ keyPath: String, file: String) throws(ConfigError) {

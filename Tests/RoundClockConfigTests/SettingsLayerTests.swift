@@ -45,6 +45,17 @@ import TOML
         #expect(file.description.hasPrefix("/var/lib/roundclock/settings.toml: remote.pin: the setup page cannot set this key"))
     }
 
+    /// A path would have the clock read any file it can and show the start of it in the error.
+    @Test func theBoardIsAShippedOneByNameNeverAPath() throws {
+        for value in ["../../../../etc/passwd", "/etc/shadow", "pi4.toml", "my-board"] {
+            let error = try #require(thrownError(ConfigError.self) { _ = try SettingsLayer().setting("board", to: .string(value)) })
+            #expect(error.description.hasPrefix("settings: board: \"\(value)\" is not a shipped board; the setup page picks one of bigdigits,"))
+        }
+        #expect(try SettingsLayer().setting("board", to: .string("pi4")).value("board") == .string("pi4"))
+        let file = try #require(thrownError(ConfigError.self) { _ = try SettingsLayer.load("board = \"/etc/passwd\"\n", file: "s.toml") })
+        #expect(file.description.hasPrefix("s.toml: board: \"/etc/passwd\" is not a shipped board"))
+    }
+
     @Test func aBadValueNamesTheLayerAndTheFileStaysBlamedForItsOwn() throws {
         let layer = try Self.layer([("brightness.day", .integer(30))])
         let error = try #require(thrownError(ConfigError.self) {
